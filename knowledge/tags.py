@@ -1,0 +1,74 @@
+"""vLLM release tags: validation at the edge, ordering, and "did you mean" hints.
+
+A tag is user input that ends up in git commands, file names and URLs, so it is
+checked against a strict pattern before anything else sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["InvalidTagError", "UnknownTagError", "normalize_tag", "tag_key", "nearest_tags", "pypi_version"]
+
+# v0.32.0, v0.9.0.1, v0.6.1.post2, v0.4.0rc1 — never a leading dash, never a path.
+_TAG_RE = re.compile(r"^v?(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\.\d{1,3})?(\.?post\d{1,3}|rc\d{1,3})?$")
+
+
+class InvalidTagError(ValueError):
+    """The text is not shaped like a vLLM release tag."""
+
+
+class UnknownTagError(LookupError):
+    """The tag is well formed but no release with it is known here."""
+
+    def __init__(self, tag: str, suggestions: list[str]) -> None:
+        self.tag = tag
+        self.suggestions = suggestions
+        hint = f" Nearest known tags: {', '.join(suggestions)}." if suggestions else ""
+        super().__init__(f"Unknown vLLM tag {tag!r}.{hint} Run `vllm-quant-mcp tags` to list them.")
+
+
+def normalize_tag(text: str) -> str:
+    """Return the canonical `vX.Y.Z[...]` form, or raise InvalidTagError naming the fix."""
+    candidate = text.strip()
+    if not _TAG_RE.match(candidate):
+        raise InvalidTagError(
+            f"{text!r} is not a vLLM release tag; expected the form v0.32.0 (or 0.32.0, v0.6.1.post2)."
+        )
+    return candidate if candidate.startswith("v") else f"v{candidate}"
+
+
+def pypi_version(tag: str) -> str:
+    """The package-index version for a tag: v0.32.0 -> 0.32.0."""
+    return normalize_tag(tag)[1:]
+
+
+def tag_key(tag: str) -> tuple[int, ...]:
+    """Sort key that orders releases the way vLLM numbers them (post releases after, rc before)."""
+    match = _TAG_RE.match(tag)
+    if match is None:
+        raise InvalidTagError(f"{tag!r} is not a vLLM release tag; expected the form v0.32.0.")
+    major, minor, patch, fourth, suffix = match.groups()
+    base = [int(major), int(minor), int(patch), int(fourth[1:]) if fourth else 0]
+    if suffix is None:
+        return (*base, 0, 0)
+    number = int(re.sub(r"\D", "", suffix))
+    return (*base, 1, number) if "post" in suffix else (*base, -1, number)
+
+
+def nearest_tags(tag: str, known: Iterable[str], limit: int = 3) -> list[str]:
+    """Known tags closest to `tag` by release number, for error messages an agent can act on."""
+    pool = sorted(set(known), key=tag_key)
+    if not pool:
+        return []
+    try:
+        target = tag_key(normalize_tag(tag))
+    except InvalidTagError:
+        return pool[-limit:][::-1]
+
+    def distance(candidate: str) -> tuple[int, ...]:
+        key = tag_key(candidate)
+        return tuple(abs(a - b) for a, b in zip(key, target, strict=True))
+
+    return sorted(pool, key=distance)[:limit]
