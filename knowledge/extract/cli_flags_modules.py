@@ -1,0 +1,192 @@
+"""Name resolution across vLLM modules for the `vllm serve` flag walker.
+
+Flags are spread over several files (the serve command, the frontend args, EngineArgs,
+the config dataclasses and the Literal aliases they use), so the walker has to follow
+`from x import Name` the way Python would, but only by reading files: a class or alias
+is found where it is defined, through at most a few re-exports (vllm/config/__init__.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from ..tree import SourceTree
+from .language import query
+from .nodes import NotLiteral, find_assignment, literal, text
+
+__all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]
+
+_MAX_HOPS = 4
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    path: str
+    name: str
+    node: tree_sitter.Node
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """One dataclass field: `name: annotation = default`, with the docstring under it."""
+
+    path: str
+    name: str
+    node: tree_sitter.Node
+    annotation: tree_sitter.Node
+    doc: str
+
+
+@dataclass
+class ModuleIndex:
+    path: str
+    root: tree_sitter.Node
+    classes: dict[str, tree_sitter.Node] = field(default_factory=dict)
+    functions: dict[str, tree_sitter.Node] = field(default_factory=dict)
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # local name -> (dotted module, name)
+
+
+class Modules:
+    """Parsed modules of one tree, indexed once each."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        self.tree = tree
+        self._index: dict[str, ModuleIndex | None] = {}
+
+    def index(self, path: str) -> ModuleIndex | None:
+        if path not in self._index:
+            self._index[path] = self._build(path) if self.tree.exists(path) else None
+        return self._index[path]
+
+    def _build(self, path: str) -> ModuleIndex:
+        root = self.tree.parse(path).root_node
+        index = ModuleIndex(path, root)
+        cursor = tree_sitter.QueryCursor(query("cli_flags"))
+        cursor.set_max_start_depth(0)  # every pattern is rooted at `module`
+        for _, captures in cursor.matches(root):
+            if "class.name" in captures:
+                index.classes.setdefault(text(captures["class.name"][0]), captures["class.definition"][0])
+            elif "function.name" in captures:
+                index.functions.setdefault(text(captures["function.name"][0]), captures["function.definition"][0])
+            elif "import.name" in captures:
+                local = captures.get("import.alias", captures["import.name"])[0]
+                index.imports.setdefault(
+                    text(local), (text(captures["import.module"][0]), text(captures["import.name"][0]))
+                )
+        return index
+
+    def module_path(self, dotted: str, importer: str) -> str | None:
+        """File of a module named in `from dotted import ...` inside `importer`, if it is in the tree."""
+        if dotted.startswith("."):
+            level = len(dotted) - len(dotted.lstrip("."))
+            package = importer.split("/")[:-level]
+            parts = package + [p for p in dotted.lstrip(".").split(".") if p]
+        else:
+            parts = dotted.split(".")
+        if not parts or parts[0] != "vllm":
+            return None
+        base = "/".join(parts)
+        for candidate in (f"{base}.py", f"{base}/__init__.py"):
+            if self.tree.exists(candidate):
+                return candidate
+        return None
+
+    def find_class(self, name: str, path: str, hops: int = _MAX_HOPS) -> ClassRef | None:
+        index = self.index(path)
+        if index is None:
+            return None
+        if name in index.classes:
+            return ClassRef(path, name, index.classes[name])
+        target = self.imported(index, name) if hops > 0 else None
+        return self.find_class(target[1], target[0], hops - 1) if target is not None else None
+
+    def find_alias(self, name: str, path: str, hops: int = _MAX_HOPS) -> tuple[str, tree_sitter.Node] | None:
+        """Right-hand side of a module-level `name = ...` (a type alias), followed through imports."""
+        index = self.index(path)
+        if index is None:
+            return None
+        rhs = find_assignment(index.root, name)
+        if rhs is not None:
+            return path, rhs
+        target = self.imported(index, name) if hops > 0 else None
+        if target is None or self._defines_class(*target):
+            return None
+        return self.find_alias(target[1], target[0], hops - 1)
+
+    def imported(self, index: ModuleIndex, name: str) -> tuple[str, str] | None:
+        """(file, original name) of a `from vllm... import name` in the module, if the file is in the tree."""
+        if name not in index.imports:
+            return None
+        dotted, original = index.imports[name]
+        module = self.module_path(dotted, index.path)
+        return (module, original) if module is not None else None
+
+    def _defines_class(self, path: str, name: str) -> bool:
+        """A cheap look before parsing a module only to learn that `name` is a class there, not an alias."""
+        if path in self._index:
+            index = self._index[path]
+            return index is not None and name in index.classes
+        return re.search(rb"^class " + re.escape(name.encode()) + rb"\b", self.tree.read_bytes(path), re.M) is not None
+
+    def bases(self, cls: ClassRef) -> list[ClassRef]:
+        superclasses = cls.node.child_by_field_name("superclasses")
+        found: list[ClassRef] = []
+        for base in superclasses.named_children if superclasses is not None else []:
+            if base.type == "identifier":
+                ref = self.find_class(text(base), cls.path)
+                if ref is not None:
+                    found.append(ref)
+        return found
+
+    def method(self, cls: ClassRef, name: str, depth: int = _MAX_HOPS) -> tuple[ClassRef, tree_sitter.Node] | None:
+        """The method `name` as Python's method resolution would find it, with its defining class."""
+        body = cls.node.child_by_field_name("body")
+        for child in body.named_children if body is not None else []:
+            definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+            if definition is not None and definition.type == "function_definition":
+                fn_name = definition.child_by_field_name("name")
+                if fn_name is not None and text(fn_name) == name:
+                    return cls, child
+        if depth > 0:
+            for base in self.bases(cls):
+                found = self.method(base, name, depth - 1)
+                if found is not None:
+                    return found
+        return None
+
+    def fields(self, cls: ClassRef, depth: int = _MAX_HOPS) -> dict[str, FieldDef]:
+        """Dataclass fields in `dataclasses.fields()` order: inherited first, ClassVar/InitVar left out."""
+        result: dict[str, FieldDef] = {}
+        if depth > 0:
+            for base in reversed(self.bases(cls)):
+                result.update(self.fields(base, depth - 1))
+        body = cls.node.child_by_field_name("body")
+        statements = list(body.named_children) if body is not None else []
+        for i, stmt in enumerate(statements):
+            assignment = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+            if assignment is None or assignment.type != "assignment":
+                continue
+            left = assignment.child_by_field_name("left")
+            annotation = assignment.child_by_field_name("type")
+            if left is None or annotation is None or left.type != "identifier":
+                continue
+            if text(annotation).startswith(("ClassVar", "InitVar", "typing.ClassVar")):
+                continue
+            result[text(left)] = FieldDef(cls.path, text(left), assignment, annotation, _docstring(statements, i))
+        return result
+
+
+def _docstring(statements: list[tree_sitter.Node], i: int) -> str:
+    """The attribute docstring (a bare string statement right after the field), as vLLM's help text."""
+    if i + 1 < len(statements):
+        nxt = statements[i + 1]
+        if nxt.type == "expression_statement" and nxt.named_children and nxt.named_children[0].type == "string":
+            try:
+                value = literal(nxt.named_children[0])
+            except NotLiteral:
+                return ""
+            return value if isinstance(value, str) else ""
+    return ""
