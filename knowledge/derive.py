@@ -17,7 +17,7 @@ __all__ = ["derive_registry"]
 
 
 def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
-    """Run every extractor over `tree`; a kind that finds nothing records why in `notes`."""
+    """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
     results = {
         "quantization_methods": extract_quantization_methods(tree),
         "kv_cache_dtypes": extract_kv_cache_dtypes(tree),
@@ -27,7 +27,11 @@ def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
         "env_vars": extract_env_vars(tree),
         "platforms": extract_platforms(tree),
     }
-    notes = {kind: result.note for kind, result in results.items() if result.note}
+    notes = {
+        kind: " ".join([*([result.note] if result.note else []), *result.warnings])
+        for kind, result in results.items()
+        if result.note or result.warnings
+    }
     return Registry(
         extractor_version=extractor_version(),
         tag=tree.tag,

@@ -1,0 +1,44 @@
+"""KV-cache dtypes: the values `--kv-cache-dtype` accepts at a tag.
+
+The list moved twice: argparse `choices=` in vllm/engine/arg_utils.py (0.4 to
+0.8.4), the `CacheDType` Literal in vllm/config.py (0.8.5 to 0.10.0), then in
+vllm/config/cache.py. Files are tried newest layout first and only the first
+that defines the list is read, so a stale copy elsewhere never wins.
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from ..registry import KvCacheDtype
+from ..tree import SourceTree
+from .nodes import NotLiteral, line, matches, string_items
+from .result import Extracted
+
+__all__ = ["CANDIDATE_PATHS", "extract_kv_cache_dtypes"]
+
+CANDIDATE_PATHS = ("vllm/config/cache.py", "vllm/config.py", "vllm/engine/arg_utils.py")
+
+
+def extract_kv_cache_dtypes(tree: SourceTree) -> Extracted[list[KvCacheDtype]]:
+    for path in CANDIDATE_PATHS:
+        if not tree.exists(path):
+            continue
+        lists: list[tree_sitter.Node] = []
+        register_line: int | None = None
+        for captures in matches("kv_cache", tree.parse(path).root_node):
+            if "register" in captures and register_line is None:
+                register_line = line(captures["register"][0])
+            lists.extend(captures.get("dtypes.literal", []) + captures.get("dtypes.choices", []))
+        if not lists:
+            continue
+        try:
+            items = string_items(min(lists, key=lambda node: node.start_byte))
+        except NotLiteral as exc:
+            return Extracted([], note=f"the KV-cache dtype list in {path} is not literal: {exc}")
+        entries = [KvCacheDtype(name=name, provenance=tree.provenance(path, line(node))) for name, node in items]
+        note = None
+        if register_line is not None:
+            note = f"plugins may register more at run time via register_kv_cache_dtype ({path}:{register_line})"
+        return Extracted(entries, note=note)
+    return Extracted([], note=f"no CacheDType Literal or --kv-cache-dtype choices in {', '.join(CANDIDATE_PATHS)}")
