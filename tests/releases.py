@@ -1,75 +1,60 @@
-"""Real vLLM releases for tests: sdists fetched once from the package index, cached between runs.
+"""Real vLLM releases for tests: sdists fetched once through the project's own PyPI source, cached between runs.
 
 The cache lives outside the checkout (VLLM_QUANT_MCP_TEST_CACHE, default
-~/.cache/vllm-quant-mcp-tests) so CI on the same machine reuses it.
-TODO(sources): route through knowledge.sources.pypi once it exists.
+~/.cache/vllm-quant-mcp-tests) so CI on the same machine reuses it. Sdists already
+kept in ~/.cache/vllm-sdists are copied instead of downloaded.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tarfile
+import shutil
+import tempfile
 from functools import cache
 from pathlib import Path
 
-import httpx
-
+from vllm_quant_mcp.knowledge.settings import DEFAULT_INDEX_URL
+from vllm_quant_mcp.knowledge.sources.archive import extract_tar
+from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
-INDEX = os.environ.get("VLLM_QUANT_MCP_INDEX_URL", "https://pypi.org/simple")
+INDEX = os.environ.get("VLLM_QUANT_MCP_INDEX_URL", DEFAULT_INDEX_URL)
 CACHE = Path(os.environ.get("VLLM_QUANT_MCP_TEST_CACHE", Path.home() / ".cache" / "vllm-quant-mcp-tests"))
 
 
-def _sdist_url(version: str) -> tuple[str, str]:
-    response = httpx.get(
-        f"{INDEX}/vllm/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}, timeout=30, follow_redirects=True
-    )
-    response.raise_for_status()
-    for f in json.loads(response.text)["files"]:
-        if f["filename"] == f"vllm-{version}.tar.gz":
-            return f["url"], f["hashes"]["sha256"]
-    raise LookupError(f"no sdist for vllm {version}")
-
-
 def sdist(version: str) -> Path:
+    """The verified sdist of vllm `version` in the test cache."""
     target = CACHE / "sdists" / f"vllm-{version}.tar.gz"
     if target.exists():
         return target
     local = Path.home() / ".cache" / "vllm-sdists" / target.name
     target.parent.mkdir(parents=True, exist_ok=True)
     if local.exists():
-        target.write_bytes(local.read_bytes())
+        part = target.with_name(target.name + f".{os.getpid()}.part")
+        shutil.copyfile(local, part)
+        os.replace(part, target)
         return target
-    url, sha = _sdist_url(version)
-    part = target.with_suffix(".part")
-    digest = hashlib.sha256()
-    with httpx.stream("GET", url, timeout=60, follow_redirects=True) as r, part.open("wb") as out:
-        r.raise_for_status()
-        for chunk in r.iter_bytes():
-            digest.update(chunk)
-            out.write(chunk)
-    if digest.hexdigest() != sha:
-        part.unlink()
-        raise ValueError(f"checksum mismatch for {url}")
-    part.rename(target)
+    PypiSource(INDEX, target.parent).sdist(f"v{version}")
     return target
+
+
+def _package_python(relpath: str) -> bool:
+    return relpath.startswith("vllm/") and relpath.endswith(".py") and "/tests/" not in relpath
 
 
 @cache
 def release_tree(version: str) -> SourceTree:
-    """The `vllm/` Python files of a real release, unpacked once."""
+    """The `vllm/` Python files of a real release, unpacked once (into a temp folder, then renamed)."""
     root = CACHE / "trees" / f"vllm-{version}"
     if not (root / ".complete").exists():
-        with tarfile.open(sdist(version)) as tar:
-            members = [
-                m
-                for m in tar.getmembers()
-                if m.isfile() and m.name.endswith(".py") and "/vllm/" in m.name and "/tests/" not in m.name
-            ]
-            for m in members:
-                m.name = m.name.split("/", 1)[1]
-            tar.extractall(root, members=members, filter="data")
-        (root / ".complete").write_text("", encoding="utf-8")
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".vllm-{version}-", dir=root.parent))
+        extract_tar(sdist(version), staging, strip_components=1, include=_package_python)
+        (staging / ".complete").write_text("", encoding="utf-8")
+        if not (root / ".complete").exists():
+            shutil.rmtree(root, ignore_errors=True)
+        try:
+            staging.rename(root)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
     return SourceTree(root, f"v{version}")

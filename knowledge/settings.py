@@ -1,0 +1,45 @@
+"""Settings read from the environment once per process.
+
+VLLM_QUANT_MCP_CACHE_DIR   where registries, trees, sdists and the git repository are kept
+                           (default: the platform user cache dir, e.g. ~/.cache/vllm-quant-mcp)
+VLLM_QUANT_MCP_REMOTE      git remote the `git` source fetches tags from
+VLLM_QUANT_MCP_INDEX_URL   PEP 691 simple-index base URL the `pypi` and `wheel` sources use
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["DEFAULT_INDEX_URL", "DEFAULT_REMOTE", "Settings", "settings"]
+
+DEFAULT_REMOTE = "https://github.com/vllm-project/vllm.git"
+DEFAULT_INDEX_URL = "https://pypi.org/simple"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    cache_dir: Path = Field(description="Root of the user cache (registries/, trees/, sdists/, git/).")
+    remote: str = Field(default=DEFAULT_REMOTE, description="Git remote for the `git` source.")
+    index_url: str = Field(default=DEFAULT_INDEX_URL, description="Simple-index base URL, without /vllm/.")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        cache_dir = environ.get("VLLM_QUANT_MCP_CACHE_DIR") or platformdirs.user_cache_dir("vllm-quant-mcp")
+        return cls(
+            cache_dir=Path(cache_dir).expanduser(),
+            remote=environ.get("VLLM_QUANT_MCP_REMOTE") or DEFAULT_REMOTE,
+            index_url=(environ.get("VLLM_QUANT_MCP_INDEX_URL") or DEFAULT_INDEX_URL).rstrip("/"),
+        )
+
+
+@cache
+def settings() -> Settings:
+    """The process-wide settings; tests that change the environment run a subprocess or pass values explicitly."""
+    return Settings.from_env(os.environ)

@@ -1,0 +1,85 @@
+"""The `dir` source: an existing vLLM checkout or unpacked sdist, or the vLLM installed here.
+
+The installed package is located through importlib.metadata, which reads the
+dist-info and never imports vllm (find_spec would import a parent package's
+__init__ for dotted names and can run import hooks). Only `vllm/` is copied, and
+only regular files, so the stored tree holds no links to follow out of it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import shutil
+from pathlib import Path
+
+from ..errors import NotAVllmTreeError, UnsafeInputError
+from ..registry import SourceInfo
+from ..tags import InvalidTagError, normalize_tag
+
+__all__ = ["DirectorySource", "declared_version", "installed_vllm"]
+
+_VERSION_RE = re.compile(r"""^__version__\s*=\s*(?:version\s*=\s*)?['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def installed_vllm() -> tuple[Path, str]:
+    """The directory holding the installed `vllm/` package and its tag, from metadata alone."""
+    try:
+        dist = importlib.metadata.distribution("vllm")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise NotAVllmTreeError(
+            "No vllm distribution is installed in this environment; give a checkout directory or use --source pypi."
+        ) from exc
+    init = Path(str(dist.locate_file("vllm/__init__.py")))
+    if not init.is_file():
+        raise NotAVllmTreeError(f"vllm {dist.version} is installed but {init} is missing; reinstall it.")
+    try:
+        tag = normalize_tag(dist.version.split("+")[0])
+    except InvalidTagError as exc:
+        raise NotAVllmTreeError(f"Installed vllm has version {dist.version!r}, not a release; give --tag.") from exc
+    return init.parent.parent, tag
+
+
+def declared_version(root: Path) -> str | None:
+    """The version setuptools-scm wrote to vllm/_version.py (sdists and builds have it), read as text."""
+    path = root / "vllm" / "_version.py"
+    if not path.is_file():
+        return None
+    match = _VERSION_RE.search(path.read_text(encoding="utf-8", errors="replace"))
+    return match.group(1) if match else None
+
+
+class DirectorySource:
+    kind = "dir"
+
+    def __init__(self, root: Path) -> None:
+        if str(root).startswith("-"):
+            raise UnsafeInputError(f"Directory {str(root)!r} starts with '-'; write it as ./{root}.")
+        self.root = root.expanduser().resolve()
+        if not (self.root / "vllm" / "__init__.py").is_file():
+            raise NotAVllmTreeError(
+                f"{self.root} holds no vllm/__init__.py; give the top of a vLLM checkout or unpacked sdist."
+            )
+
+    def fetch(self, tag: str, dest: Path) -> SourceInfo:
+        tag = normalize_tag(tag)
+        version = declared_version(self.root)
+        if version is not None and _same_release(version, tag) is False:
+            raise NotAVllmTreeError(
+                f"{self.root} declares vLLM {version}, not {tag}; pass the matching --tag or another directory."
+            )
+        shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
+        return SourceInfo(kind="dir", origin=str(self.root))
+
+
+def _same_release(version: str, tag: str) -> bool | None:
+    """None when the declared version is not a release number (a dev build), so it cannot contradict the tag."""
+    try:
+        return normalize_tag(version.split("+")[0]) == tag
+    except InvalidTagError:
+        return None
+
+
+def _links_and_caches(folder: str, names: list[str]) -> list[str]:
+    base = Path(folder)
+    return [n for n in names if n == "__pycache__" or (base / n).is_symlink()]

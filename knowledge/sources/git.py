@@ -1,0 +1,160 @@
+"""The `git` source: a shallow fetch of exactly one tag into one reusable bare repository, then `git archive`.
+
+Every tag fetched from any remote lands in `<cache>/git/vllm.git`, so a second tag
+costs one more shallow fetch and a tag already there costs none. The repository is
+created beside its place and renamed in after its first successful fetch, so a
+failed first fetch leaves nothing behind. Nothing the user
+typed reaches git where it could be read as an option: the remote is checked here
+(no leading dash, no `transport::` helpers such as `ext::`/`fd::`, only known URL
+schemes), the tag by knowledge.tags, and both follow `--`. GIT_ALLOW_PROTOCOL is
+a second fence.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from filelock import FileLock
+
+from ..errors import NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
+from ..registry import SourceInfo
+from ..tags import InvalidTagError, nearest_tags, normalize_tag
+from .archive import extract_tar
+
+if TYPE_CHECKING:
+    import git
+
+__all__ = ["GitSource", "check_remote"]
+
+_SCHEMES = ("https", "http", "git", "ssh", "file")
+_SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^/:]+):")
+GIT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ASKPASS": "",
+    "SSH_ASKPASS": "",
+    "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+    "GIT_HTTP_LOW_SPEED_TIME": "30",
+    "GIT_ALLOW_PROTOCOL": ":".join(_SCHEMES),
+}
+
+
+def check_remote(remote: str) -> str:
+    """The remote unchanged if git can only read it as a repository location; else UnsafeInputError."""
+    fix = "give an https://, ssh://, git://, file:// URL or a local path, e.g. https://github.com/vllm-project/vllm.git"
+    if not remote or remote != remote.strip() or any(ord(c) < 32 for c in remote):
+        raise UnsafeInputError(f"Git remote {remote!r} is empty or holds whitespace/control characters; {fix}.")
+    if remote.startswith("-"):
+        raise UnsafeInputError(f"Git remote {remote!r} starts with '-' and would be read as a git option; {fix}.")
+    if "::" in remote or remote.lower().startswith(("ext:", "fd:")):
+        raise UnsafeInputError(f"Git remote {remote!r} names a transport helper (ext::, fd::...), refused; {fix}.")
+    if "://" in remote:
+        parts = urlsplit(remote)
+        if parts.scheme.lower() not in _SCHEMES:
+            raise UnsafeInputError(f"Git remote {remote!r} uses scheme {parts.scheme!r}, refused; {fix}.")
+        if (parts.hostname or "").startswith("-") or parts.netloc.startswith("-"):
+            raise UnsafeInputError(f"Git remote {remote!r} has a host starting with '-' (an ssh option), refused.")
+        return remote
+    scp = _SCP_LIKE.match(remote)
+    if scp and not Path(remote).exists() and scp.group("host").startswith("-"):
+        raise UnsafeInputError(f"Git remote {remote!r} has a host starting with '-' (an ssh option), refused.")
+    return remote
+
+
+class GitSource:
+    kind = "git"
+
+    def __init__(self, remote: str, repo_dir: Path, timeout: float = 600.0) -> None:
+        self.remote = check_remote(remote)
+        self.repo_dir = repo_dir
+        self.timeout = timeout
+
+    def fetch(self, tag: str, dest: Path) -> SourceInfo:
+        tag = normalize_tag(tag)
+        self.repo_dir.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(self.repo_dir.with_name(self.repo_dir.name + ".lock")):
+            if self.repo_dir.is_dir():
+                repo = self._repo(self.repo_dir)
+                commit = self._local_commit(repo, tag) or self._fetch_tag(repo, tag)
+            else:
+                repo, commit = self._first_fetch(tag)
+            self._archive(repo, commit, dest)
+        return SourceInfo(kind="git", origin=self.remote, commit=commit)
+
+    def _first_fetch(self, tag: str) -> tuple[git.Repo, str]:
+        """Create the local repository beside its place and rename it in only once a tag arrived."""
+        with tempfile.TemporaryDirectory(prefix=".new-", dir=self.repo_dir.parent) as scratch:
+            staging = Path(scratch) / "vllm.git"
+            commit = self._fetch_tag(self._repo(staging), tag)
+            staging.rename(self.repo_dir)
+        return self._repo(self.repo_dir), commit
+
+    def has_tag(self, tag: str) -> bool:
+        """Whether the local repository already holds `tag` (a refresh then needs no network)."""
+        return self.repo_dir.is_dir() and self._local_commit(self._repo(self.repo_dir), normalize_tag(tag)) is not None
+
+    @staticmethod
+    def _repo(path: Path) -> git.Repo:
+        try:
+            import git
+        except ImportError as exc:
+            raise SourceError(f"The git executable is unavailable ({exc}); install git or use --source pypi.") from exc
+        repo = git.Repo(path) if path.is_dir() else git.Repo.init(path, bare=True)
+        repo.git.update_environment(**GIT_ENV)
+        return repo
+
+    @staticmethod
+    def _local_commit(repo: git.Repo, tag: str) -> str | None:
+        import git
+
+        try:
+            return str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"refs/tags/{tag}^{{commit}}"))
+        except git.GitCommandError:
+            return None
+
+    def _fetch_tag(self, repo: git.Repo, tag: str) -> str:
+        import git
+
+        refspec = f"+refs/tags/{tag}:refs/tags/{tag}"
+        try:
+            repo.git.fetch("--depth", "1", "--no-tags", "--", self.remote, refspec, kill_after_timeout=self.timeout)
+        except git.GitCommandError as exc:
+            stderr = str(exc.stderr).strip()
+            if "couldn't find remote ref" in stderr:
+                raise ReleaseNotFoundError(
+                    f"Git remote {self.remote} has no tag {tag}.", suggestions=self._remote_tags_near(repo, tag)
+                ) from exc
+            raise NetworkError(
+                f"Git remote {self.remote} unreachable while fetching {tag}: {stderr or exc}. "
+                "Check the network or the remote (--remote / VLLM_QUANT_MCP_REMOTE), or use --source pypi; "
+                "the cache was left as it was."
+            ) from exc
+        commit = self._local_commit(repo, tag)
+        if commit is None:
+            raise ReleaseNotFoundError(f"Fetching {tag} from {self.remote} yielded no commit; is it a tag of vLLM?")
+        return commit
+
+    def _remote_tags_near(self, repo: git.Repo, tag: str) -> list[str]:
+        import git
+
+        try:
+            listing = repo.git.ls_remote("--tags", "--refs", "--", self.remote, kill_after_timeout=self.timeout)
+        except git.GitCommandError:
+            return []
+        tags = []
+        for line in str(listing).splitlines():
+            name = line.rpartition("refs/tags/")[2]
+            try:
+                tags.append(normalize_tag(name))
+            except InvalidTagError:
+                continue
+        return nearest_tags(tag, tags)
+
+    def _archive(self, repo: git.Repo, commit: str, dest: Path) -> None:
+        with tempfile.TemporaryFile(dir=dest.parent) as tar:
+            repo.git.archive("--format=tar", commit, output_stream=tar, kill_after_timeout=self.timeout)
+            tar.seek(0)
+            extract_tar(tar, dest)
