@@ -17,6 +17,7 @@ __all__ = [
     "Kind",
     "Provenance",
     "Entry",
+    "AnyEntry",
     "QuantizationMethod",
     "KvCacheDtype",
     "OnlineQuantEntry",
@@ -115,6 +116,10 @@ class PlatformQuantization(Entry):
     """`name` is the platform class (CudaPlatform, RocmPlatform...)."""
 
     methods: list[str]
+
+
+# Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
+AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
 
 
 class SourceInfo(_Model):

@@ -18,14 +18,13 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import filelock
 from pydantic import ValidationError
 
 from .atomic import atomic_write_text
+from .bundle import bundled_tags, read_bundled
 from .errors import LockTimeoutError, RegistryUnavailableError
 from .extract.version import extractor_version
 from .registry import SCHEMA_VERSION, Registry, SourceInfo
@@ -59,7 +58,7 @@ class Store:
 
     def known_tags(self) -> list[str]:
         """Tags with a bundled or cached registry, oldest release first."""
-        names = {p.name.removesuffix(".json") for p in _bundled_files()}
+        names = set(bundled_tags())
         if self.registries_dir.is_dir():
             names |= {p.stem for p in self.registries_dir.glob("v*.json")}
         return sorted((t for t in names if _is_tag(t)), key=tag_key)
@@ -77,14 +76,14 @@ class Store:
                 return registry
             if self.tree_source(tag) is not None:
                 return self.rebuild_registry(tag)
-            bundled = _read_bundled(tag)
+            bundled = read_bundled(tag)
             if bundled is not None:
                 return bundled
             raise RegistryUnavailableError(
                 f"The cached registry {path} is unusable ({problem}) and no tree of {tag} is cached; "
                 f"run `vllm-quant-mcp refresh --tag {tag}` to rebuild it."
             )
-        bundled = _read_bundled(tag)
+        bundled = read_bundled(tag)
         if bundled is None:
             raise UnknownTagError(tag, nearest_tags(tag, self.known_tags()))
         return bundled
@@ -214,18 +213,6 @@ def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str]:
     if registry.tag != tag:
         return None, f"it holds {registry.tag}"
     return registry, ""
-
-
-def _bundled_files() -> list[Traversable]:
-    folder = resources.files(f"{__package__}.bundled")
-    return [item for item in folder.iterdir() if item.name.startswith("v") and item.name.endswith(".json")]
-
-
-def _read_bundled(tag: str) -> Registry | None:
-    item = resources.files(f"{__package__}.bundled") / f"{tag}.json"
-    if not item.is_file():
-        return None
-    return Registry.model_validate_json(item.read_bytes())
 
 
 @cache

@@ -1,1 +1,129 @@
-def main() -> None: print("hi")
+"""`vllm-quant-mcp`: the CLI. Each subcommand calls the same tool function the MCP server exposes.
+
+Imports happen inside the handlers so `--help` and `serve` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from . import cli_commands
+
+__all__ = ["main", "build_parser"]
+
+EPILOG = """\
+examples:
+  vllm-quant-mcp registry --tag v0.32.0 --kind kv_cache_dtypes
+  vllm-quant-mcp diff v0.27.1 v0.32.0 --kind quantization_methods
+  vllm-quant-mcp grep 'def get_min_capability' --tag v0.32.0 --path-glob 'vllm/model_executor/**'
+  vllm-quant-mcp refresh --tag v0.33.0 --source pypi
+  vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
+
+environment:
+  VLLM_QUANT_MCP_TAG        default tag (else the installed vLLM, else the newest bundled)
+  VLLM_QUANT_MCP_CACHE_DIR  where refreshed trees and registries go
+  VLLM_QUANT_MCP_REMOTE     git remote for refresh (default the public vLLM repository)
+  VLLM_QUANT_MCP_INDEX_URL  package index (PEP 691 simple API) for refresh --source pypi
+"""
+
+
+def _tag_arg(parser: argparse.ArgumentParser, help_text: str = "vLLM release tag, e.g. v0.32.0") -> None:
+    parser.add_argument("--tag", help=f"{help_text} (default: pinned or newest bundled)")
+
+
+def _json_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the tool's output model as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-quant-mcp",
+        description="Answer vLLM quantization questions from the vLLM source at a pinned release tag.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("serve", help="run the MCP server (stdio by default)")
+    _tag_arg(p, "default tag for tools called without one")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--token", help="require this bearer token on HTTP (or VLLM_QUANT_MCP_TOKEN)")
+    p.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN", help="extra allowed Origin for HTTP"
+    )
+    p.set_defaults(handler=cli_commands.serve)
+
+    p = sub.add_parser("tags", help="list bundled and refreshed tags")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.tags)
+
+    p = sub.add_parser("registry", help="print the registry of a tag (all kinds, or one)")
+    _tag_arg(p)
+    p.add_argument("--kind", help="one kind, e.g. quantization_methods, kv_cache_dtypes, cli_flags, backends.moe")
+    p.add_argument("--contains", help="with --kind: keep names containing this text")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.registry)
+
+    p = sub.add_parser("diff", help="what changed between two tags, kind by kind")
+    p.add_argument("from_tag")
+    p.add_argument("to_tag")
+    p.add_argument("--kind", help="limit to one kind")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.diff)
+
+    p = sub.add_parser("refresh", help="fetch the source at a tag and derive its registry into the cache")
+    p.add_argument("--tag", required=True, help="vLLM release tag, e.g. v0.33.0")
+    p.add_argument("--source", default="auto", help="auto (git, then pypi), git, pypi, or a directory path")
+    p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
+    p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.refresh)
+
+    p = sub.add_parser("grep", help="regex search over the vLLM tree at a tag")
+    p.add_argument("pattern")
+    _tag_arg(p)
+    p.add_argument("--path-glob", help="only files matching this glob, e.g. 'vllm/config/**'")
+    p.add_argument("-F", "--fixed-string", action="store_true", help="treat the pattern as a literal")
+    p.add_argument("-i", "--ignore-case", action="store_true")
+    p.add_argument("-C", "--context", type=int, default=0, help="lines of context (0-10)")
+    p.add_argument("--max-results", type=int, default=50)
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.grep)
+
+    p = sub.add_parser("read", help="print a file or a line range of the vLLM tree at a tag")
+    p.add_argument("path", help="repository-relative path, e.g. vllm/config/cache.py")
+    _tag_arg(p)
+    p.add_argument("--start-line", type=int)
+    p.add_argument("--end-line", type=int)
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.read)
+
+    p = sub.add_parser("symbol", help="where a class, function or module-level name is defined at a tag")
+    p.add_argument("name", help="e.g. CacheDType or Fp8Config.get_min_capability")
+    _tag_arg(p)
+    p.add_argument("--kind", choices=["class", "function", "variable"])
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.symbol)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:
+        print("interrupted; nothing half-written was kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `... | head`: the reader left; exit quietly as other Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

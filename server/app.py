@@ -1,0 +1,84 @@
+"""`build_server()`: the one place that turns the pure tools into an MCP server.
+
+Heavy modules (the store, gitpython, tree-sitter, httpx) are imported on the
+first tool call, never at start-up: an agent's client spawns this process on
+every session and waits for tools/list.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from vllm_quant_mcp.tools.context import ToolContext
+
+__all__ = ["build_server", "anticipated", "READ_ONLY", "LazyContext"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+INSTRUCTIONS = (
+    "Answers vLLM quantization questions from the vLLM source at a pinned release tag. "
+    "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known), "
+    "then quote every flag, dtype, env var or capability with the tag and permalink the tool returned."
+)
+
+
+def READ_ONLY(title: str) -> ToolAnnotations:
+    """Every tool here only reads: vLLM source, registries, and the knowledge base."""
+    return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+
+def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn failures a smarter call could avoid into ToolError, whose text the model reads.
+
+    Anything else stays a crash: the SDK hides its text and logs the traceback.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, LookupError) as exc:
+            raise ToolError(str(exc)) from exc
+        except OSError as exc:  # network, disk: say what failed, the caller may retry or pin another tag
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+class LazyContext:
+    """Builds the ToolContext on first use, so start-up imports nothing heavy."""
+
+    def __init__(self, factory: Callable[[], ToolContext]) -> None:
+        self._factory = factory
+        self._context: ToolContext | None = None
+
+    def __call__(self) -> ToolContext:
+        if self._context is None:
+            self._context = self._factory()
+        return self._context
+
+
+def build_server(context: Callable[[], ToolContext]) -> MCPServer:
+    from . import mcp_registry_tools, mcp_resources
+
+    lazy = LazyContext(context)
+    server = MCPServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
+    mcp_registry_tools.register(server, lazy)
+    mcp_resources.register(server, lazy)
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vllm-quant-mcp")
+    except PackageNotFoundError:
+        return "0+unknown"

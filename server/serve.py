@@ -1,0 +1,49 @@
+"""`vllm-quant-mcp serve`: stdio for a local agent, streamable HTTP for a team-shared server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .app import build_server
+from .runtime import make_context
+
+__all__ = ["run", "allowed_hosts_and_origins"]
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def allowed_hosts_and_origins(host: str, port: int, extra_origins: list[str]) -> tuple[list[str], list[str]]:
+    """Host/Origin values accepted under DNS-rebinding protection: the bind address, and loopback names."""
+    names = {host} | (LOOPBACK if host in LOOPBACK or host in {"0.0.0.0", "::"} else set())
+    hosts = sorted({f"{n}:{port}" if ":" not in n else f"[{n}]:{port}" for n in names} | names)
+    origins = sorted({f"http://{h}" for h in hosts if ":" in h} | set(extra_origins))
+    return hosts, origins
+
+
+def run(args: argparse.Namespace) -> int:
+    server = build_server(lambda: make_context(args.tag))
+    if args.transport == "stdio":
+        server.run("stdio")
+        return 0
+
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.types import ASGIApp
+
+    from .http_auth import BearerTokenMiddleware
+
+    hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_origin)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+    app: ASGIApp = server.streamable_http_app(transport_security=security, host=args.host)
+    token = args.token or os.environ.get("VLLM_QUANT_MCP_TOKEN")
+    if token:
+        app = BearerTokenMiddleware(app, token)
+    elif args.host not in LOOPBACK:
+        print(f"warning: serving on {args.host} without a token; pass --token to require one", file=sys.stderr)
+    print(f"vllm-quant-mcp: streamable HTTP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,41 @@
+"""What every tool needs from the outside world, passed in rather than imported.
+
+Tools stay pure: the server or CLI builds one ToolContext (the store, the
+default tag) and hands it to each call, and tests build theirs on real data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from vllm_quant_mcp.knowledge.registry import Registry
+from vllm_quant_mcp.knowledge.tags import normalize_tag
+from vllm_quant_mcp.knowledge.tree import SourceTree
+
+__all__ = ["RegistryStore", "ToolContext"]
+
+
+class RegistryStore(Protocol):
+    def known_tags(self) -> list[str]: ...
+
+    def load_registry(self, tag: str) -> Registry: ...
+
+    def ensure_tree(self, tag: str) -> SourceTree: ...
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    store: RegistryStore
+    default_tag: str
+
+    def tag(self, tag: str | None) -> str:
+        """The tag a call is about: the explicit one, validated, else the pinned default."""
+        return normalize_tag(tag) if tag else self.default_tag
+
+    def registry(self, tag: str | None) -> Registry:
+        return self.store.load_registry(self.tag(tag))
+
+    def tree(self, tag: str | None) -> SourceTree:
+        """The source tree at the tag, fetched into the cache on first use."""
+        return self.store.ensure_tree(self.tag(tag))

@@ -1,0 +1,110 @@
+"""find_symbol: where a class, function/method or module-level name is defined at one tag.
+
+Only files the trigram index says contain the bare name are parsed (tree-sitter), so a
+lookup costs a few parses, not 2.6k. A miss lists the nearest defined names, so an
+agent can correct itself.
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import lru_cache
+
+import regex
+from pydantic import BaseModel, ConfigDict, Field
+
+from vllm_quant_mcp.knowledge.index import SourceIndex
+from vllm_quant_mcp.knowledge.index.plan import plan
+from vllm_quant_mcp.knowledge.symbols import SymbolKind, definitions
+from vllm_quant_mcp.knowledge.tree import SourceTree
+
+__all__ = ["SymbolQuery", "SymbolLocation", "SymbolResult", "UnknownSymbolError", "find_symbol", "PYTHON_GLOB"]
+
+PYTHON_GLOB = "vllm/**/*.py"
+_DEFINED = regex.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", regex.M)
+
+
+class UnknownSymbolError(LookupError):
+    """No definition of that name (and kind) in vllm/ at this tag."""
+
+
+class SymbolQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$",
+        description="A name, or Class.method for a method: 'CacheDType', 'Fp8Config.get_min_capability'.",
+    )
+    kind: SymbolKind | None = Field(default=None, description="Only definitions of this kind.")
+
+
+class SymbolLocation(BaseModel):
+    qualified_name: str = Field(
+        description="Name with its enclosing classes/functions, e.g. 'Fp8Config.get_min_capability'."
+    )
+    kind: SymbolKind
+    path: str
+    line: int
+    end_line: int
+    first_line: str = Field(description="The definition's first source line (its signature or assignment).")
+    permalink: str
+
+
+class SymbolResult(BaseModel):
+    tag: str
+    name: str
+    definitions: list[SymbolLocation]
+
+
+def find_symbol(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> SymbolResult:
+    """All definitions of the name under vllm/ at the tree's tag; raises UnknownSymbolError when none."""
+    bare = query.name.rsplit(".", 1)[-1]
+    suffix = "." + query.name
+    found = [
+        d
+        for file_id in index.candidates(plan(regex.escape(bare), ignore_case=False), PYTHON_GLOB)
+        if bare in index.texts[file_id]
+        for d in definitions(tree, index.paths[file_id])
+        if d.qualified_name == query.name or d.qualified_name.endswith(suffix)
+    ]
+    chosen = [d for d in found if query.kind is None or d.kind == query.kind]
+    if not chosen:
+        raise UnknownSymbolError(_miss(tree, index, query, {d.kind for d in found}))
+    return SymbolResult(
+        tag=tree.tag,
+        name=query.name,
+        definitions=[
+            SymbolLocation(
+                qualified_name=d.qualified_name,
+                kind=d.kind,
+                path=d.path,
+                line=d.line,
+                end_line=d.end_line,
+                first_line=d.first_line,
+                permalink=tree.permalink(d.path, d.line),
+            )
+            for d in chosen
+        ],
+    )
+
+
+def _miss(tree: SourceTree, index: SourceIndex, query: SymbolQuery, other_kinds: set[SymbolKind]) -> str:
+    if other_kinds:
+        kinds = ", ".join(sorted(other_kinds))
+        return f"{query.name!r} is defined at {tree.tag} only as {kinds}, not as {query.kind}; drop kind or change it."
+    bare = query.name.rsplit(".", 1)[-1]
+    near = difflib.get_close_matches(bare, _defined_names(index), n=8, cutoff=0.6)
+    hint = f" Nearest defined names: {', '.join(near)}." if near else " Try grep_vllm_source with part of the name."
+    return f"no definition of {query.name!r} under vllm/ at {tree.tag}.{hint}"
+
+
+@lru_cache(maxsize=2)
+def _defined_names(index: SourceIndex) -> tuple[str, ...]:
+    """Names that look defined (def/class anywhere, assignments at column 0): a vocabulary for suggestions only."""
+    names: set[str] = set()
+    for file_id in index.candidates(None, PYTHON_GLOB):
+        for m in _DEFINED.finditer(index.texts[file_id]):
+            names.add(m.group(1) or m.group(2))
+    return tuple(sorted(names))

@@ -1,0 +1,109 @@
+"""`get_registry`, `list_tags` and `diff_tags`: the registries as agents read them.
+
+The whole registry of a tag runs to ~100 kB of JSON (CLI flags dominate), more
+than an agent should pay for one question, so without `kind` the answer is a
+summary and the entries come one kind at a time, filterable by substring.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from vllm_quant_mcp.knowledge.diff import DIFF_KINDS, RegistryDiff, diff_registries, entries_of
+from vllm_quant_mcp.knowledge.registry import AnyEntry, SourceInfo
+from vllm_quant_mcp.knowledge.tags import tag_key
+
+from .context import ToolContext
+
+__all__ = [
+    "RegistryKind",
+    "KindSummary",
+    "RegistrySummary",
+    "RegistryKindView",
+    "TagList",
+    "get_registry",
+    "get_registry_kind",
+    "list_tags",
+    "diff_tags",
+]
+
+RegistryKind = Literal[
+    "quantization_methods",
+    "kv_cache_dtypes",
+    "online_quantization",
+    "backends.linear",
+    "backends.moe",
+    "backends.attention",
+    "cli_flags",
+    "env_vars",
+    "platforms",
+]
+assert set(DIFF_KINDS) == set(RegistryKind.__args__)  # type: ignore[attr-defined]
+
+
+class KindSummary(BaseModel):
+    kind: str
+    count: int
+    note: str | None = None
+
+
+class RegistrySummary(BaseModel):
+    tag: str
+    source: SourceInfo
+    kinds: list[KindSummary]
+    hint: str = "Call again with kind=... for the entries of one kind, each with path, line and permalink."
+
+
+class RegistryKindView(BaseModel):
+    tag: str
+    kind: str
+    total: int = Field(description="Entries of this kind at the tag, before the `contains` filter.")
+    entries: list[AnyEntry]
+    note: str | None = None
+
+
+class TagList(BaseModel):
+    tags: list[str]
+    default_tag: str
+
+
+def _note(notes: dict[str, str], kind: str) -> str | None:
+    return notes.get(kind) or notes.get(kind.partition(".")[0])
+
+
+def get_registry(ctx: ToolContext, tag: str | None = None) -> RegistrySummary:
+    registry = ctx.registry(tag)
+    return RegistrySummary(
+        tag=registry.tag,
+        source=registry.source,
+        kinds=[
+            KindSummary(kind=k, count=len(entries_of(registry, k)), note=_note(registry.notes, k)) for k in DIFF_KINDS
+        ],
+    )
+
+
+def get_registry_kind(
+    ctx: ToolContext, kind: RegistryKind, tag: str | None = None, contains: str | None = None
+) -> RegistryKindView:
+    registry = ctx.registry(tag)
+    entries = entries_of(registry, kind)
+    needle = (contains or "").lower()
+    return RegistryKindView(
+        tag=registry.tag,
+        kind=kind,
+        total=len(entries),
+        entries=[e for e in entries if needle in e.name.lower()],
+        note=_note(registry.notes, kind),
+    )
+
+
+def list_tags(ctx: ToolContext) -> TagList:
+    return TagList(tags=sorted(ctx.store.known_tags(), key=tag_key), default_tag=ctx.default_tag)
+
+
+def diff_tags(ctx: ToolContext, from_tag: str, to_tag: str, kind: RegistryKind | None = None) -> RegistryDiff:
+    old = ctx.registry(from_tag)
+    new = ctx.registry(to_tag)
+    return diff_registries(old, new, [kind] if kind else None)
