@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .extract.backends import extract_backends
 from .extract.cli_flags import extract_cli_flags
 from .extract.env_vars import extract_env_vars
@@ -9,6 +11,7 @@ from .extract.kv_cache import extract_kv_cache_dtypes
 from .extract.online import extract_online_quantization
 from .extract.platforms import extract_platforms
 from .extract.quantization import extract_quantization_methods
+from .extract.result import Extracted
 from .extract.version import extractor_version
 from .registry import Registry, SourceInfo
 from .tree import SourceTree
@@ -18,7 +21,7 @@ __all__ = ["derive_registry"]
 
 def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
     """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
-    results = {
+    results: dict[str, Extracted[Any]] = {
         "quantization_methods": extract_quantization_methods(tree),
         "kv_cache_dtypes": extract_kv_cache_dtypes(tree),
         "online_quantization": extract_online_quantization(tree),

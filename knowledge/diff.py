@@ -12,7 +12,17 @@ from pydantic import BaseModel
 
 from .registry import Entry, Provenance, Registry
 
-__all__ = ["DIFF_KINDS", "entries_of", "diff_kind", "DiffEntry", "FieldChange", "ChangedEntry", "KindDiff", "RegistryDiff", "diff_registries"]
+__all__ = [
+    "DIFF_KINDS",
+    "ChangedEntry",
+    "DiffEntry",
+    "FieldChange",
+    "KindDiff",
+    "RegistryDiff",
+    "diff_kind",
+    "diff_registries",
+    "entries_of",
+]
 
 # Backends are three lists of their own: a MoE backend renamed is not a linear one.
 DIFF_KINDS: tuple[str, ...] = (
@@ -83,7 +93,9 @@ def diff_kind(old: list[Entry], new: list[Entry], kind: str) -> KindDiff:
         a, b = _comparable(before[name]), _comparable(after[name])
         fields = {k: FieldChange(before=a.get(k), after=b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
         if fields:
-            changed.append(ChangedEntry(name=name, changes=dict(sorted(fields.items())), provenance=after[name].provenance))
+            changed.append(
+                ChangedEntry(name=name, changes=dict(sorted(fields.items())), provenance=after[name].provenance)
+            )
     return KindDiff(
         kind=kind,
         added=[DiffEntry(name=e.name, provenance=e.provenance) for e in new if e.name not in before],

@@ -13,11 +13,14 @@ from typing import ParamSpec, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import Tool as MCPTool
 from mcp.types import ToolAnnotations
 
 from vllm_quant_mcp.tools.context import ToolContext
 
-__all__ = ["build_server", "anticipated", "READ_ONLY", "LazyContext"]
+from .schemas import compact_schema
+
+__all__ = ["READ_ONLY", "LazyContext", "anticipated", "build_server"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -65,12 +68,28 @@ class LazyContext:
         return self._context
 
 
+class CompactSchemaServer(MCPServer):
+    """An MCPServer whose tools/list carries trimmed schemas (see schemas.py for why)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [
+            tool.model_copy(
+                update={
+                    "input_schema": compact_schema(tool.input_schema, keep_descriptions=True),
+                    "output_schema": compact_schema(tool.output_schema, keep_descriptions=False),
+                }
+            )
+            for tool in await super().list_tools()
+        ]
+
+
 def build_server(context: Callable[[], ToolContext]) -> MCPServer:
-    from . import mcp_registry_tools, mcp_resources
+    from . import mcp_registry_tools, mcp_resources, mcp_source_tools
 
     lazy = LazyContext(context)
-    server = MCPServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
+    server = CompactSchemaServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_registry_tools.register(server, lazy)
+    mcp_source_tools.register(server, lazy)
     mcp_resources.register(server, lazy)
     return server
 

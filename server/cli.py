@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from . import cli_commands
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 EPILOG = """\
 examples:

@@ -73,41 +73,42 @@ def refresh(args: argparse.Namespace) -> int:
 
 
 def grep(args: argparse.Namespace) -> int:
-    from vllm_quant_mcp.tools.grep_source import grep_vllm_source
+    from vllm_quant_mcp.tools.grep_source import GrepQuery, GrepResult
+    from vllm_quant_mcp.tools.source_at_tag import grep_at_tag
 
-    ctx = make_context(args.tag)
-    return _run(
-        args,
-        lambda: grep_vllm_source(
-            ctx,
+    def call() -> GrepResult:
+        query = GrepQuery(
             pattern=args.pattern,
-            tag=args.tag,
             path_glob=args.path_glob,
             fixed_string=args.fixed_string,
             ignore_case=args.ignore_case,
             context=args.context,
             max_results=args.max_results,
-        ),
-        text_output.grep_result,
-    )
+        )
+        return grep_at_tag(make_context(args.tag), query, args.tag)
+
+    return _run(args, call, text_output.grep_result)
 
 
 def read(args: argparse.Namespace) -> int:
-    from vllm_quant_mcp.tools.read_source import read_vllm_source
+    from vllm_quant_mcp.tools.read_source import ReadQuery, ReadResult
+    from vllm_quant_mcp.tools.source_at_tag import read_at_tag
 
-    ctx = make_context(args.tag)
-    return _run(
-        args,
-        lambda: read_vllm_source(ctx, path=args.path, tag=args.tag, start_line=args.start_line, end_line=args.end_line),
-        text_output.read_result,
-    )
+    def call() -> ReadResult:
+        query = ReadQuery(path=args.path, start_line=args.start_line or 1, end_line=args.end_line)
+        return read_at_tag(make_context(args.tag), query, args.tag)
+
+    return _run(args, call, text_output.read_result)
 
 
 def symbol(args: argparse.Namespace) -> int:
-    from vllm_quant_mcp.tools.find_symbol import find_symbol
+    from vllm_quant_mcp.tools.find_symbol import SymbolQuery, SymbolResult
+    from vllm_quant_mcp.tools.source_at_tag import symbol_at_tag
 
-    ctx = make_context(args.tag)
-    return _run(args, lambda: find_symbol(ctx, name=args.name, tag=args.tag, kind=args.kind), text_output.symbols)
+    def call() -> SymbolResult:
+        return symbol_at_tag(make_context(args.tag), SymbolQuery(name=args.name, kind=args.kind), args.tag)
+
+    return _run(args, call, text_output.symbols)
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag, tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
-__all__ = ["make_context", "default_tag"]
+__all__ = ["default_tag", "make_context"]
 
 
 def installed_vllm_tag() -> str | None:

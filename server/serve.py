@@ -9,7 +9,7 @@ import sys
 from .app import build_server
 from .runtime import make_context
 
-__all__ = ["run", "allowed_hosts_and_origins"]
+__all__ = ["allowed_hosts_and_origins", "run"]
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from vllm_quant_mcp.knowledge.diff import RegistryDiff
-from vllm_quant_mcp.tools.registry_view import RegistryKindView, RegistrySummary, TagList
+if TYPE_CHECKING:  # rendering needs none of these at run time, and `serve` must start light
+    from vllm_quant_mcp.knowledge.diff import RegistryDiff
+    from vllm_quant_mcp.knowledge.refresh import RefreshResult
+    from vllm_quant_mcp.tools.find_symbol import SymbolResult
+    from vllm_quant_mcp.tools.grep_source import GrepResult
+    from vllm_quant_mcp.tools.read_source import ReadResult
+    from vllm_quant_mcp.tools.registry_view import RegistryKindView, RegistrySummary, TagList
 
 
 def tag_list(result: TagList) -> str:
@@ -23,10 +26,8 @@ def summary(result: RegistrySummary) -> str:
     return "\n".join(lines)
 
 
-def _details(entry: BaseModel) -> str:
-    skip = {"name", "provenance"}
-    parts = [f"{k}={v}" for k, v in entry.model_dump(exclude=skip).items() if v not in (None, False, [], "")]
-    return "  ".join(parts)
+def _details(details: dict[str, Any]) -> str:
+    return "  ".join(f"{k}={v}" for k, v in details.items() if v not in (None, False, [], ""))
 
 
 def kind_view(result: RegistryKindView) -> str:
@@ -35,7 +36,7 @@ def kind_view(result: RegistryKindView) -> str:
     lines = [head + (f"  — {result.note}" if result.note else "")]
     for e in result.entries:
         where = f"{e.provenance.path}:{e.provenance.line}"
-        lines.append(f"  {e.name:<40} {where:<60} {_details(e)}".rstrip())
+        lines.append(f"  {e.name:<40} {where:<60} {_details(e.details)}".rstrip())
     return "\n".join(lines)
 
 
@@ -55,13 +56,36 @@ def registry_diff(result: RegistryDiff) -> str:
     return "\n".join(lines)
 
 
-def model_fields(result: BaseModel) -> str:
-    """Fallback: one `field: value` line each, for results without a dedicated rendering."""
-    data: dict[str, Any] = result.model_dump()
-    return "\n".join(f"{k}: {v}" for k, v in data.items())
+def refresh_result(result: RefreshResult) -> str:
+    lines = [f"{result.tag}: tree {result.tree} from {result.source.kind} ({result.source.origin})"]
+    lines.append(f"registry: {result.registry_path}")
+    lines += [f"note: {n}" for n in result.notes]
+    return "\n".join(lines)
 
 
-refresh_result = model_fields
-grep_result = model_fields
-read_result = model_fields
-symbols = model_fields
+def grep_result(result: GrepResult) -> str:
+    lines = [f"note: {result.note}"] if result.note else []
+    for m in result.matches:
+        lines += [f"{m.path}-{m.line - len(m.before) + i}-{b}" for i, b in enumerate(m.before)]
+        lines.append(f"{m.path}:{m.line}:{m.text}")
+        lines += [f"{m.path}-{m.line + 1 + i}-{a}" for i, a in enumerate(m.after)]
+    lines.append(f"[{result.tag}] {result.total_matches} matching lines in {result.files_searched} files searched")
+    if result.hint:
+        lines.append(result.hint)
+    return "\n".join(lines)
+
+
+def read_result(result: ReadResult) -> str:
+    width = len(str(result.end_line))
+    body = [f"{result.start_line + i:>{width}}  {line}" for i, line in enumerate(result.text.splitlines())]
+    tail = f"{result.permalink}"
+    if result.next_start_line:
+        tail += f"\n(more: --start-line {result.next_start_line})"
+    return "\n".join([*([f"note: {result.note}"] if result.note else []), *body, tail])
+
+
+def symbols(result: SymbolResult) -> str:
+    lines = [f"note: {result.note}"] if result.note else []
+    lines += [f"{d.kind:<8} {d.qualified_name}  {d.path}:{d.line}  {d.first_line.strip()}" for d in result.definitions]
+    lines += [f"         {d.permalink}" for d in result.definitions[:1]]
+    return "\n".join(lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from vllm_quant_mcp.knowledge.registry import Registry
+from vllm_quant_mcp.knowledge.registry import Registry, SourceInfo
 from vllm_quant_mcp.knowledge.tags import normalize_tag
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
@@ -22,6 +22,8 @@ class RegistryStore(Protocol):
     def load_registry(self, tag: str) -> Registry: ...
 
     def ensure_tree(self, tag: str) -> SourceTree: ...
+
+    def tree_source(self, tag: str) -> SourceInfo | None: ...
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,14 @@ class ToolContext:
     def registry(self, tag: str | None) -> Registry:
         return self.store.load_registry(self.tag(tag))
 
-    def tree(self, tag: str | None) -> SourceTree:
-        """The source tree at the tag, fetched into the cache on first use."""
-        return self.store.ensure_tree(self.tag(tag))
+    def tree(self, tag: str | None) -> tuple[SourceTree, str | None]:
+        """The source tree at the tag, fetched into the cache on first use; the note says when it was."""
+        resolved = self.tag(tag)
+        if self.store.tree_source(resolved) is not None:
+            return self.store.ensure_tree(resolved), None
+        if resolved not in self.store.known_tags():
+            self.store.load_registry(resolved)  # raises UnknownTagError with the nearest tags
+        tree = self.store.ensure_tree(resolved)
+        info = self.store.tree_source(resolved)
+        how = f" from {info.kind} ({info.origin})" if info else ""
+        return tree, f"The source of {resolved} was not cached; fetched it{how} for this call."

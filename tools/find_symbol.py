@@ -18,7 +18,7 @@ from vllm_quant_mcp.knowledge.index.plan import plan
 from vllm_quant_mcp.knowledge.symbols import SymbolKind, definitions
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
-__all__ = ["SymbolQuery", "SymbolLocation", "SymbolResult", "UnknownSymbolError", "find_symbol", "PYTHON_GLOB"]
+__all__ = ["PYTHON_GLOB", "SymbolLocation", "SymbolQuery", "SymbolResult", "UnknownSymbolError", "find_symbol"]
 
 PYTHON_GLOB = "vllm/**/*.py"
 _DEFINED = regex.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", regex.M)
@@ -56,6 +56,7 @@ class SymbolResult(BaseModel):
     tag: str
     name: str
     definitions: list[SymbolLocation]
+    note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")
 
 
 def find_symbol(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> SymbolResult:

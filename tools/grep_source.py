@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vllm_quant_mcp.knowledge.index import SourceIndex, search, surrounding_lines
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
-__all__ = ["GrepQuery", "GrepMatch", "GrepResult", "grep_vllm_source", "MAX_LINE_CHARS"]
+__all__ = ["MAX_LINE_CHARS", "GrepMatch", "GrepQuery", "GrepResult", "grep_vllm_source"]
 
 MAX_LINE_CHARS = 1000
 
@@ -53,6 +53,7 @@ class GrepResult(BaseModel):
     files_searched: int = Field(description="Files the regex ran over after the index prefilter.")
     truncated: bool
     hint: str | None = None
+    note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")
 
 
 def grep_vllm_source(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> GrepResult:
@@ -85,7 +86,8 @@ def grep_vllm_source(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> 
     if truncated:
         hint = (
             f"showing {len(matches)} of {found.total} matching lines; narrow with path_glob "
-            "(e.g. 'vllm/model_executor/layers/quantization/**'), a more specific pattern, or raise max_results (<= 500)."
+            "(e.g. 'vllm/model_executor/layers/quantization/**'), a more specific pattern, "
+            "or raise max_results (<= 500)."
         )
     return GrepResult(
         tag=tree.tag,

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
-__all__ = ["ReadQuery", "ReadResult", "read_vllm_source", "MAX_LINES", "SourceFileNotFoundError"]
+__all__ = ["MAX_LINES", "ReadQuery", "ReadResult", "SourceFileNotFoundError", "read_vllm_source"]
 
 MAX_LINES = 400
 
@@ -46,6 +46,7 @@ class ReadResult(BaseModel):
     text: str = Field(description="The lines start_line..end_line, newline-joined.")
     next_start_line: int | None = Field(description="Where the next page starts; null when the file or range is done.")
     permalink: str
+    note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")
 
 
 def read_vllm_source(tree: SourceTree, query: ReadQuery) -> ReadResult:

@@ -7,26 +7,27 @@ summary and the entries come one kind at a time, filterable by substring.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.diff import DIFF_KINDS, RegistryDiff, diff_registries, entries_of
-from vllm_quant_mcp.knowledge.registry import AnyEntry, SourceInfo
+from vllm_quant_mcp.knowledge.registry import Entry, Provenance, SourceInfo
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .context import ToolContext
 
 __all__ = [
-    "RegistryKind",
+    "EntryView",
     "KindSummary",
-    "RegistrySummary",
+    "RegistryKind",
     "RegistryKindView",
+    "RegistrySummary",
     "TagList",
+    "diff_tags",
     "get_registry",
     "get_registry_kind",
     "list_tags",
-    "diff_tags",
 ]
 
 RegistryKind = Literal[
@@ -56,11 +57,24 @@ class RegistrySummary(BaseModel):
     hint: str = "Call again with kind=... for the entries of one kind, each with path, line and permalink."
 
 
+class EntryView(BaseModel):
+    """One registry entry in a shape shared by every kind; kind-specific fields sit in `details`."""
+
+    name: str
+    provenance: Provenance
+    details: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, entry: Entry) -> EntryView:
+        extra = entry.model_dump(exclude={"name", "provenance"}, exclude_defaults=False)
+        return cls(name=entry.name, provenance=entry.provenance, details=extra)
+
+
 class RegistryKindView(BaseModel):
     tag: str
     kind: str
     total: int = Field(description="Entries of this kind at the tag, before the `contains` filter.")
-    entries: list[AnyEntry]
+    entries: list[EntryView]
     note: str | None = None
 
 
@@ -94,7 +108,7 @@ def get_registry_kind(
         tag=registry.tag,
         kind=kind,
         total=len(entries),
-        entries=[e for e in entries if needle in e.name.lower()],
+        entries=[EntryView.of(e) for e in entries if needle in e.name.lower()],
         note=_note(registry.notes, kind),
     )
 

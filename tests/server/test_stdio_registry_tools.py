@@ -48,8 +48,8 @@ async def test_quantization_methods_over_stdio_match_the_literal_and_say_which_a
     async with stdio_session(tmp_path) as session:
         result = await session.call_tool("get_registry_kind", {"kind": "quantization_methods", "tag": "v0.32.0"})
     entries = (result.structured_content or {})["entries"]
-    assert [e["name"] for e in entries if e["accepted_by_cli"]] == expected
-    assert sorted(e["name"] for e in entries if e["deprecated"]) == ["fbgemm_fp8", "fp_quant"]
+    assert [e["name"] for e in entries if e["details"]["accepted_by_cli"]] == expected
+    assert sorted(e["name"] for e in entries if e["details"]["deprecated"]) == ["fbgemm_fp8", "fp_quant"]
 
 
 async def test_unknown_tag_is_a_tool_error_that_names_the_nearest_known_tags(tmp_path: Path) -> None:

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from releases import release_tree
+
+from vllm_quant_mcp.knowledge.tree import PathOutsideTreeError, SourceTree
+from vllm_quant_mcp.tools.read_source import MAX_LINES, ReadQuery, SourceFileNotFoundError, read_vllm_source
+
+CACHE_PY = "vllm/config/cache.py"
+LONG_PY = "vllm/v1/worker/gpu_model_runner.py"
+
+
+@pytest.fixture(scope="module")
+def tree() -> SourceTree:
+    return release_tree("0.32.0")
+
+
+def file_lines(tree: SourceTree, path: str) -> list[str]:
+    lines = (tree.root / path).read_text(encoding="utf-8").split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def test_read_returns_the_requested_range_with_a_range_permalink(tree: SourceTree) -> None:
+    result = read_vllm_source(tree, ReadQuery(path=CACHE_PY, start_line=10, end_line=20))
+    assert result.text.split("\n") == file_lines(tree, CACHE_PY)[9:20]
+    assert (result.start_line, result.end_line, result.next_start_line) == (10, 20, None)
+    assert result.total_lines == len(file_lines(tree, CACHE_PY))
+    assert result.permalink == f"https://github.com/vllm-project/vllm/blob/v0.32.0/{CACHE_PY}#L10-L20"
+    assert result.tag == "v0.32.0"
+
+
+def test_read_pages_a_long_file_and_the_pages_rebuild_it_exactly(tree: SourceTree) -> None:
+    expected = file_lines(tree, LONG_PY)
+    assert len(expected) > 2 * MAX_LINES
+    pages, start = [], 1
+    while start is not None:
+        page = read_vllm_source(tree, ReadQuery(path=LONG_PY, start_line=start))
+        assert page.end_line - page.start_line + 1 <= MAX_LINES
+        pages.append(page.text)
+        start = page.next_start_line
+    assert "\n".join(pages).split("\n") == expected
+
+
+def test_read_end_line_past_the_end_stops_at_the_last_line(tree: SourceTree) -> None:
+    total = len(file_lines(tree, CACHE_PY))
+    result = read_vllm_source(tree, ReadQuery(path=CACHE_PY, start_line=total - 2, end_line=total + 50))
+    assert (result.end_line, result.next_start_line) == (total, None)
+
+
+def test_read_start_past_the_end_says_how_long_the_file_is(tree: SourceTree) -> None:
+    total = len(file_lines(tree, CACHE_PY))
+    with pytest.raises(ValueError, match=f"{total} lines"):
+        read_vllm_source(tree, ReadQuery(path=CACHE_PY, start_line=total + 1))
+
+
+def test_read_unknown_path_lists_the_nearest_paths(tree: SourceTree) -> None:
+    with pytest.raises(SourceFileNotFoundError, match=CACHE_PY):
+        read_vllm_source(tree, ReadQuery(path="vllm/config/caches.py"))
+
+
+def test_read_rejects_parent_directory_traversal(tree: SourceTree) -> None:
+    with pytest.raises(PathOutsideTreeError):
+        read_vllm_source(tree, ReadQuery(path="vllm/../../../../etc/passwd"))
+
+
+def test_read_rejects_absolute_paths(tree: SourceTree) -> None:
+    with pytest.raises(PathOutsideTreeError):
+        read_vllm_source(tree, ReadQuery(path="/etc/passwd"))
+
+
+def test_read_rejects_a_symlink_that_points_out_of_the_tree(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token\n", encoding="utf-8")
+    root = tmp_path / "tree"
+    (root / "vllm").mkdir(parents=True)
+    os.symlink(secret, root / "vllm" / "link.py")
+    with pytest.raises(PathOutsideTreeError):
+        read_vllm_source(SourceTree(root, "v0.32.0"), ReadQuery(path="vllm/link.py"))
+
+
+def test_read_query_rejects_an_inverted_range() -> None:
+    with pytest.raises(ValidationError, match="swap"):
+        ReadQuery(path=CACHE_PY, start_line=20, end_line=10)
