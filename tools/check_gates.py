@@ -9,6 +9,8 @@ comes with that tag's path, line and permalink.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.serve_command import ServeCommand, parse_serve_command
 
@@ -29,6 +31,7 @@ from .gates_models import (
 from .gates_walk import Walk, resolve_walk, usage_of
 
 __all__ = [
+    "ChangeFilter",
     "CheckGatesResult",
     "CitationRef",
     "Evidence",
@@ -41,6 +44,9 @@ __all__ = [
     "check_gates",
 ]
 
+ChangeFilter = Literal["breaking", "all", "none"]
+_ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
+
 
 def check_gates(
     ctx: ToolContext,
@@ -50,9 +56,14 @@ def check_gates(
     env: dict[str, str] | None = None,
     gpu: str | None = None,
     model_family: str | None = None,
+    registry_changes: ChangeFilter = "breaking",
     knowledge: KnowledgeBase | None = None,
 ) -> CheckGatesResult:
-    """Gates and registry changes for every hop in (from_tag, to_tag], and the fate of each flag of the command."""
+    """Gates and registry changes for every hop in (from_tag, to_tag], and the fate of each flag of the command.
+
+    `registry_changes` keeps answers affordable: a span of five releases adds ~100 flags and env vars,
+    which an upgrade never has to act on; "breaking" keeps removals, deprecations and changed meanings.
+    """
     kb = knowledge or load_knowledge()
     gpus = _resolve_gpus(kb, gpu)
     walk = resolve_walk(ctx, from_tag, to_tag)
@@ -61,7 +72,10 @@ def check_gates(
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
     findings = command_findings(command, env, walk, kb, crossed)
-    hops = walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)
+    hops = [
+        hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
+        for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)
+    ]
     return CheckGatesResult(
         from_tag=walk.tags[0],
         to_tag=walk.tags[-1],
@@ -73,6 +87,12 @@ def check_gates(
         findings=findings,
         hops=hops,
     )
+
+
+def _kept(change: RegistryChange, wanted: ChangeFilter) -> bool:
+    if wanted == "all":
+        return True
+    return wanted == "breaking" and change.change not in _ADDITIONS
 
 
 def _resolve_gpus(kb: KnowledgeBase, gpu: str | None) -> list[str]:
