@@ -1,0 +1,190 @@
+"""The judgement pick_format applies to the knowledge base: which rule suits a request, what a format is.
+
+The format rules are data (knowledge/data/format_rules.yaml); what a rule's `workload` means
+for a request ("accuracy-critical", "GPT-OSS models") is decided here, one entry per rule id,
+and a test keeps this table in step with the data. Each weight format a rule names maps to
+a family (fp8, nvfp4, int4...) whose tensor-core support the GPU table states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from vllm_quant_mcp.knowledge.facts_kinds import FormatRule, Gpu, Recipe
+from vllm_quant_mcp.knowledge.models.memory import WeightFamily
+
+__all__ = [
+    "LONG_CONTEXT",
+    "METHOD_FAMILY",
+    "ONLINE_FOR_FAMILY",
+    "PRIORITY_REGIMES",
+    "RULE_CONDITIONS",
+    "Condition",
+    "Priority",
+    "Situation",
+    "Support",
+    "checkpoint_method",
+    "hardware_native",
+    "method_family",
+    "recipe_family",
+    "relevance",
+]
+
+Priority = Literal["throughput", "latency", "accuracy", "memory"]
+Support = Literal["native", "fallback", "unsupported"]
+LONG_CONTEXT = 32768
+
+METHOD_FAMILY: dict[str, WeightFamily] = {
+    "fp8": "fp8",
+    "modelopt": "fp8",
+    "fbgemm_fp8": "fp8",
+    "deepseek_v4_fp8": "fp8",
+    "fp8_per_tensor": "fp8",
+    "fp8_per_block": "fp8",
+    "fp8_per_channel": "fp8",
+    "online": "fp8",
+    "modelopt_fp4": "nvfp4",
+    "nvfp4_per_token": "nvfp4",
+    "modelopt_mxfp8": "mxfp8",
+    "mxfp8": "mxfp8",
+    "mxfp4": "mxfp4",
+    "gpt_oss_mxfp4": "mxfp4",
+    "awq": "int4",
+    "awq_marlin": "int4",
+    "auto_awq": "int4",
+    "gptq": "int4",
+    "gptq_marlin": "int4",
+    "auto_gptq": "int4",
+    "torchao": "int4",
+    "int8_per_channel_weight_only": "int8",
+    "experts_int8": "int8",
+}
+# Containers whose family is the scheme inside: the rule's lead format says which.
+CONTAINERS = frozenset({"compressed-tensors", "modelopt_mixed"})
+
+# Online shorthands that produce each family from a BF16 checkpoint, preferred first.
+ONLINE_FOR_FAMILY: dict[WeightFamily, tuple[str, ...]] = {
+    "fp8": ("fp8_per_block", "fp8_per_tensor", "fp8_per_channel"),
+    "nvfp4": ("nvfp4_per_token",),
+    "mxfp8": ("mxfp8",),
+    "mxfp4": ("mxfp4",),
+    "int8": ("int8_per_channel_weight_only",),
+}
+
+PRIORITY_REGIMES: dict[Priority, frozenset[str]] = {
+    "throughput": frozenset({"bandwidth", "compute"}),
+    "latency": frozenset({"bandwidth"}),
+    "accuracy": frozenset(),
+    "memory": frozenset({"kv_capacity", "bandwidth"}),
+}
+
+
+@dataclass(frozen=True)
+class Situation:
+    priority: Priority
+    family: str
+    moe: bool
+    context_len: int | None
+    num_gpus: int
+
+
+@dataclass(frozen=True)
+class Condition:
+    """`needs`: the rule is not for this model otherwise. `prefers`: when it holds, the rule leads."""
+
+    needs: Callable[[Situation], bool] | None = None
+    prefers: Callable[[Situation], bool] | None = None
+
+
+def _accuracy(s: Situation) -> bool:
+    return s.priority == "accuracy"
+
+
+def _moe(s: Situation) -> bool:
+    return s.moe
+
+
+# Hardware-specific rules whose `workload` narrows them; rules absent here are the hardware's default row.
+RULE_CONDITIONS: dict[str, Condition] = {
+    "table-hopper-accuracy": Condition(prefers=_accuracy),
+    "table-hopper-long-context-moe": Condition(
+        needs=_moe, prefers=lambda s: (s.context_len or 0) >= LONG_CONTEXT or s.priority == "memory"
+    ),
+    "table-blackwell-gpt-oss": Condition(needs=lambda s: s.family == "gpt-oss", prefers=lambda s: True),
+    "table-blackwell-low-risk": Condition(prefers=_accuracy),
+    "regime-multi-node-ep": Condition(needs=_moe, prefers=lambda s: s.num_gpus > 8),
+    "nvfp4-one-checkpoint": Condition(prefers=lambda s: False),
+    "sm120-not-for-fp4-moe": Condition(),
+    "table-cpu": Condition(),
+}
+
+
+def relevance(rule: FormatRule, gpu: Gpu, situation: Situation) -> int | None:
+    """0 a rule written for this request, 1 the GPU's default row, 2 a regime rule for the priority,
+    3 another rule for this GPU, 4 another regime rule; None when the rule is not for this GPU or model."""
+    if not rule.hardware:
+        return 2 if rule.regime in PRIORITY_REGIMES[situation.priority] else 4
+    if gpu.id not in rule.hardware:
+        return None
+    condition = RULE_CONDITIONS.get(rule.id, Condition())
+    if condition.needs is not None and not condition.needs(situation):
+        return None
+    if condition.prefers is None:
+        return 1
+    return 0 if condition.prefers(situation) else 3
+
+
+def method_family(method: str, lead: str | None, gpu: Gpu) -> WeightFamily | None:
+    """The weight family a --quantization value serves; a container takes its rule's lead format's family."""
+    if method in CONTAINERS:
+        return METHOD_FAMILY.get(lead or "") if lead not in CONTAINERS else None
+    if method == "quark":
+        return "mxfp4" if gpu.native.mxfp4 else "fp8"
+    return METHOD_FAMILY.get(method)
+
+
+def hardware_native(family: WeightFamily, gpu: Gpu) -> tuple[bool, str]:
+    """Whether the GPU's tensor cores run `family`, and the KB evidence."""
+    n = gpu.native
+    flags = f"KB gpus.yaml {gpu.id}: native fp8={n.fp8}, nvfp4={n.nvfp4}, mxfp4={n.mxfp4}"
+    if family in ("int4", "int8", "bf16"):
+        return True, f"weight-only format: weights are widened to 16 bit for the matmul; no low-precision MMA ({flags})"
+    if family == "mxfp8":
+        return n.fp8 and n.mxfp4, f"MXFP8 needs FP8 MMA with MX block scaling, which comes with MXFP4 ({flags})"
+    return {"fp8": n.fp8, "nvfp4": n.nvfp4, "mxfp4": n.mxfp4}[family], flags
+
+
+def recipe_family(recipe: Recipe) -> WeightFamily | None:
+    """The weight family a recipe produces, read from its `produces`; None for KV-scale recipes."""
+    text = recipe.produces.lower()
+    if " kv " in f" {text} ":
+        return None
+    for key, family in (("nvfp4", "nvfp4"), ("mxfp4", "mxfp4"), ("mxfp8", "mxfp8"), ("int4", "int4"), ("fp8", "fp8")):
+        if key in text:
+            return family  # type: ignore[return-value]
+    return None
+
+
+# quant_method (+ format) of a checkpoint -> the --quantization value that loads it and its family.
+def checkpoint_method(quant_method: str, fmt: str | None) -> tuple[str, WeightFamily | None]:
+    f = (fmt or "").lower()
+    family: WeightFamily | None = None
+    if "nvfp4" in f or f == "fp4":
+        family = "nvfp4"
+    elif "mxfp4" in f:
+        family = "mxfp4"
+    elif "mxfp8" in f:
+        family = "mxfp8"
+    elif "fp8" in f or "float-quantized" in f:
+        family = "fp8"
+    elif "int4" in f or f == "pack-quantized" or quant_method in ("awq", "gptq"):
+        family = "int4"
+    elif "int8" in f or "int-quantized" in f:
+        family = "int8"
+    if quant_method == "modelopt":
+        method = {"nvfp4": "modelopt_fp4", "mxfp8": "modelopt_mxfp8"}.get(family or "", "modelopt")
+    else:
+        method = {"awq": "awq_marlin", "gptq": "gptq_marlin"}.get(quant_method, quant_method)
+    return method, family or METHOD_FAMILY.get(method)
