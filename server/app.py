@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 
 from vllm_quant_mcp.tools.context import ToolContext
 
-from .schemas import compact_schema
+from .schemas import compact_input_schema, shallow_output_schema
 
 __all__ = ["READ_ONLY", "LazyContext", "anticipated", "build_server"]
 
@@ -75,8 +75,8 @@ class CompactSchemaServer(MCPServer):
         return [
             tool.model_copy(
                 update={
-                    "input_schema": compact_schema(tool.input_schema, keep_descriptions=True),
-                    "output_schema": compact_schema(tool.output_schema, keep_descriptions=False),
+                    "input_schema": compact_input_schema(tool.input_schema),
+                    "output_schema": shallow_output_schema(tool.output_schema),
                 }
             )
             for tool in await super().list_tools()
@@ -84,12 +84,14 @@ class CompactSchemaServer(MCPServer):
 
 
 def build_server(context: Callable[[], ToolContext]) -> MCPServer:
-    from . import mcp_registry_tools, mcp_resources, mcp_source_tools
+    from . import mcp_deploy_tools, mcp_registry_tools, mcp_resources, mcp_source_tools, mcp_upgrade_tools
 
     lazy = LazyContext(context)
     server = CompactSchemaServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_registry_tools.register(server, lazy)
     mcp_source_tools.register(server, lazy)
+    mcp_upgrade_tools.register(server, lazy)
+    mcp_deploy_tools.register(server, lazy)
     mcp_resources.register(server, lazy)
     return server
 

@@ -1,18 +1,41 @@
 from __future__ import annotations
 
-from vllm_quant_mcp.server.schemas import compact_schema
+from vllm_quant_mcp.server.schemas import compact_input_schema, shallow_output_schema
 
 
-def test_compaction_drops_derived_titles_but_keeps_a_property_named_title() -> None:
+def test_input_compaction_drops_derived_titles_but_keeps_a_property_named_title() -> None:
     schema = {
         "title": "Model",
         "type": "object",
         "properties": {"title": {"title": "Title", "type": "string", "description": "the heading"}},
         "required": ["title"],
     }
-    assert compact_schema(schema, keep_descriptions=True) == {
+    assert compact_input_schema(schema) == {
         "type": "object",
         "properties": {"title": {"type": "string", "description": "the heading"}},
         "required": ["title"],
     }
-    assert compact_schema(schema, keep_descriptions=False)["properties"]["title"] == {"type": "string"}
+
+
+def test_output_schema_keeps_the_top_level_types_enums_and_required_fields() -> None:
+    schema = {
+        "type": "object",
+        "$defs": {"Hit": {"type": "object", "properties": {"line": {"type": "integer"}}}},
+        "properties": {
+            "tag": {"type": "string", "description": "release"},
+            "hits": {"type": "array", "items": {"$ref": "#/$defs/Hit"}},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "mode": {"enum": ["a", "b"], "type": "string"},
+        },
+        "required": ["tag", "hits"],
+    }
+    assert shallow_output_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "tag": {"type": "string"},
+            "hits": {"type": "array", "items": {"type": "object"}},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "mode": {"type": "string", "enum": ["a", "b"]},
+        },
+        "required": ["tag", "hits"],
+    }
