@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool as MCPTool
 from mcp.types import ToolAnnotations
 
+from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .schemas import compact_input_schema, shallow_output_schema
@@ -47,7 +48,7 @@ def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except (ValueError, LookupError) as exc:
+        except (VllmQuantMcpError, ValueError, LookupError) as exc:
             raise ToolError(str(exc)) from exc
         except OSError as exc:  # network, disk: say what failed, the caller may retry or pin another tag
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc

@@ -19,6 +19,9 @@ examples:
   vllm-quant-mcp registry --tag v0.32.0 --kind kv_cache_dtypes
   vllm-quant-mcp diff v0.27.1 v0.32.0 --kind quantization_methods
   vllm-quant-mcp grep 'def get_min_capability' --tag v0.32.0 --path-glob 'vllm/model_executor/**'
+  vllm-quant-mcp gates v0.27.1 v0.32.0 --command 'vllm serve m --quantization bitsandbytes'
+  vllm-quant-mcp pick --gpu h200 --model meta-llama/Llama-3.1-70B-Instruct --num-gpus 2
+  vllm-quant-mcp issue 38652 --tag v0.18.0
   vllm-quant-mcp refresh --tag v0.33.0 --source pypi
   vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
 
@@ -109,6 +112,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=["class", "function", "variable"])
     _json_arg(p)
     p.set_defaults(handler=cli_commands.symbol)
+
+    p = sub.add_parser("verify", help="check the knowledge base's claims against the registries")
+    p.add_argument("--tags", nargs="+", metavar="TAG", help="only these tags (default: every known tag)")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.verify)
+
+    p = sub.add_parser("gates", help="what upgrading (or downgrading) between two tags does to a deployment")
+    p.add_argument("from_tag")
+    p.add_argument("to_tag")
+    p.add_argument("--command", dest="serve_command", help="the current `vllm serve ...` line, quoted")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="a deployment env var")
+    p.add_argument("--gpu", help="e.g. h200, b200, mi300x")
+    p.add_argument("--model-family", help="e.g. deepseek, qwen3, gemma")
+    p.add_argument("--changes", choices=["breaking", "all", "none"], default="breaking", help="registry changes")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.gates)
+
+    p = sub.add_parser("issue", help="a vLLM issue or PR: state, closing PRs, first release with the fix")
+    p.add_argument("number", help="e.g. 38652 or '#38652'")
+    _tag_arg(p, "your release: is the fix in it?")
+    p.add_argument("--repo", help="default vllm-project/vllm")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.issue)
+
+    p = sub.add_parser("search-issues", help="search vLLM issues and PRs")
+    p.add_argument("query")
+    p.add_argument("--state", choices=["open", "closed"])
+    p.add_argument("--label")
+    p.add_argument("--since", help="created on or after YYYY-MM-DD")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.search_issues)
+
+    p = sub.add_parser("pick", help="ranked quantization options for a model on a GPU")
+    p.add_argument("--gpu", required=True, help="e.g. h200, 'H200 SXM', sm90")
+    p.add_argument("--model", required=True, help="Hugging Face repo id or local model directory")
+    p.add_argument("--num-gpus", type=int, default=1)
+    _tag_arg(p)
+    p.add_argument("--priority", choices=["throughput", "latency", "accuracy", "memory"], default="throughput")
+    p.add_argument("--context-len", type=int)
+    p.add_argument("--concurrency", type=int)
+    p.add_argument("--checkpoint", choices=["any", "as_is", "online", "offline"])
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.pick)
     return parser
 
 

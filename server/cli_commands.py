@@ -20,9 +20,11 @@ T = TypeVar("T", bound=BaseModel)
 
 
 def _run(args: argparse.Namespace, call: Callable[[], T], render: Callable[[T], str]) -> int:
+    from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
+
     try:
         result = call()
-    except (ValueError, LookupError, OSError) as exc:
+    except (VllmQuantMcpError, ValueError, LookupError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(result.model_dump_json(indent=2) if args.json else render(result))
@@ -109,6 +111,75 @@ def symbol(args: argparse.Namespace) -> int:
         return symbol_at_tag(make_context(args.tag), SymbolQuery(name=args.name, kind=args.kind), args.tag)
 
     return _run(args, call, text_output.symbols)
+
+
+def verify(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.verify_knowledge import verify_knowledge
+
+    return _run(args, lambda: verify_knowledge(make_context(None), args.tags), text_output.verify_report)
+
+
+def _env_pairs(pairs: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--env {pair!r} is not NAME=VALUE; write e.g. --env VLLM_USE_DEEP_GEMM=1")
+        env[name] = value
+    return env
+
+
+def gates(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.check_gates import CheckGatesResult, check_gates
+
+    def call() -> CheckGatesResult:
+        return check_gates(
+            make_context(None),
+            args.from_tag,
+            args.to_tag,
+            args.serve_command,
+            _env_pairs(args.env) or None,
+            args.gpu,
+            args.model_family,
+            args.changes,
+        )
+
+    return _run(args, call, text_output.gates_result)
+
+
+def issue(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.lookup_issue import lookup_issue
+
+    return _run(args, lambda: lookup_issue(make_context(None), args.number, args.repo, args.tag), text_output.issue)
+
+
+def search_issues(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.lookup_issue import search_issues as search
+
+    return _run(
+        args,
+        lambda: search(make_context(None), args.query, args.state, args.label, args.since),
+        text_output.issue_search,
+    )
+
+
+def pick(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.pick_format import PickFormatResult, pick_format
+
+    def call() -> PickFormatResult:
+        return pick_format(
+            make_context(args.tag),
+            args.gpu,
+            args.model,
+            args.num_gpus,
+            args.tag,
+            args.priority,
+            args.context_len,
+            args.concurrency,
+            args.checkpoint,
+        )
+
+    return _run(args, call, text_output.pick_result)
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # rendering needs none of these at run time, and `serve` must start light
     from vllm_quant_mcp.knowledge.diff import RegistryDiff
     from vllm_quant_mcp.knowledge.refresh import RefreshResult
+    from vllm_quant_mcp.knowledge.verify import VerifyReport
+    from vllm_quant_mcp.tools.check_gates import CheckGatesResult
     from vllm_quant_mcp.tools.find_symbol import SymbolResult
     from vllm_quant_mcp.tools.grep_source import GrepResult
+    from vllm_quant_mcp.tools.lookup_issue import IssueLookup, IssueSearch
+    from vllm_quant_mcp.tools.pick_format import PickFormatResult
     from vllm_quant_mcp.tools.read_source import ReadResult
     from vllm_quant_mcp.tools.registry_view import RegistryKindView, RegistrySummary, TagList
 
@@ -88,4 +92,62 @@ def symbols(result: SymbolResult) -> str:
     lines = [f"note: {result.note}"] if result.note else []
     lines += [f"{d.kind:<8} {d.qualified_name}  {d.path}:{d.line}  {d.first_line.strip()}" for d in result.definitions]
     lines += [f"         {d.permalink}" for d in result.definitions[:1]]
+    return "\n".join(lines)
+
+
+def verify_report(result: VerifyReport) -> str:
+    lines = [f"{len(result.results)} claims over {len(result.tags)} tags ({result.tags[0]}..{result.tags[-1]})"]
+    lines.append("  " + "  ".join(f"{status}: {count}" for status, count in result.counts.items()))
+    for r in result.results:
+        if r.status != "confirmed":
+            where = next((f"{e.tag} {e.path}:{e.line}" for e in r.evidence if e.path), "")
+            lines.append(f"  {r.status:<13} {r.fact_id}: {r.claim} — {r.reason} {where}".rstrip())
+    return "\n".join(lines)
+
+
+def gates_result(result: CheckGatesResult) -> str:
+    lines = [result.summary]
+    for f in result.findings:
+        lines.append(f"  [{f.severity}] {f.written}: {f.problem}")
+        lines.append(f"      action: {f.action}")
+        lines += [f"      cite: {c.label} {c.url}" for c in f.citations]
+    for hop in result.hops:
+        if not (hop.gates or hop.changes):
+            continue
+        lines.append(f"{hop.from_tag} → {hop.to_tag}")
+        lines += [f"  gate {g.id}: {g.change} → {g.action}" for g in hop.gates]
+        lines += [f"  {c.change} {c.kind} {c.name}" + (f" {c.values}" if c.values else "") for c in hop.changes]
+    return "\n".join(lines)
+
+
+def issue(result: IssueLookup) -> str:
+    lines = [f"{result.repo}#{result.number} ({result.kind}) {result.title or ''}".rstrip()]
+    lines.append(f"  state: {result.state} {result.state_reason or ''}  [{result.freshness}]".rstrip())
+    first = result.first_release
+    lines.append(f"  first release with the fix: {first.tag or 'unknown'} (by {first.method}: {first.detail})")
+    if result.tag:
+        lines.append(f"  fixed in {result.tag}: {result.fixed_in_your_release}")
+    lines += [f"  disagreement: {d}" for d in result.disagreements]
+    lines += [f"  note: {n}" for n in result.notes]
+    lines.append(f"  {result.url}")
+    return "\n".join(lines)
+
+
+def issue_search(result: IssueSearch) -> str:
+    lines = [f"{result.total_count} results for {result.query!r} [{result.freshness}]"]
+    lines += [f"  #{r.number:<6} {r.kind:<5} {r.state:<6} {r.title}" for r in result.rows]
+    return "\n".join(lines)
+
+
+def pick_result(result: PickFormatResult) -> str:
+    lines = [f"{result.model.source} on {result.num_gpus} x {result.gpu.name} at {result.tag}"]
+    for o in result.options:
+        mem = o.memory
+        lines.append(
+            f"  {o.rank}. --quantization {o.quantization.name} --kv-cache-dtype {o.kv_cache_dtype.name}"
+            f"  [{o.support}]  {mem.weights_gb_per_gpu:.1f} GB/GPU weights, {mem.tokens_fit or '?'} tokens fit"
+        )
+        lines += [f"       caveat: {c.text}" for c in o.caveats]
+    lines += [f"  excluded {e.quantization}: {e.reason}" for e in result.excluded]
+    lines += [f"  note: {n}" for n in result.notes]
     return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""The CLI as scripts call it: a subprocess, JSON on stdout, one-line errors and exit 2 on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
+CONTRACT_KEYS = {
+    "schema_version",
+    "tag",
+    "source",
+    "quantization_methods",
+    "kv_cache_dtypes",
+    "online_quantization",
+    "backends",
+    "cli_flags",
+    "env_vars",
+    "platforms",
+}
+
+
+def run(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "VLLM_QUANT_MCP_CACHE_DIR": str(cache),
+        "VLLM_QUANT_MCP_INDEX_URL": "http://127.0.0.1:9/simple",
+        "VLLM_QUANT_MCP_REMOTE": str(cache / "no-such-remote"),
+        "VLLM_QUANT_MCP_GITHUB_API": "http://127.0.0.1:9",
+    }
+    env.pop("VLLM_QUANT_MCP_TAG", None)
+    return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_registry_json_keeps_the_contract_scripts_rely_on(tmp_path: Path) -> None:
+    done = run("registry", "--tag", "v0.32.0", "--json", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    assert CONTRACT_KEYS <= data.keys()
+    assert data["schema_version"] == 1 and data["tag"] == "v0.32.0"
+    assert set(data["backends"]) == {"linear", "moe", "attention"}
+    entries = [e for key in CONTRACT_KEYS - {"schema_version", "tag", "source", "backends"} for e in data[key]]
+    entries += [e for sub in data["backends"].values() for e in sub]
+    for entry in entries:
+        assert entry["name"] and set(entry["provenance"]) == {"path", "line", "permalink"}
+        assert f"/blob/v0.32.0/{entry['provenance']['path']}#L{entry['provenance']['line']}" in (
+            entry["provenance"]["permalink"]
+        )
+    for method in data["quantization_methods"]:
+        assert {"config_class", "min_capability", "deprecated"} <= method.keys()
+    assert len(data["quantization_methods"]) == 30 and len(data["kv_cache_dtypes"]) == 19
+
+
+def test_a_kind_the_release_lacks_is_an_empty_list_with_a_note(tmp_path: Path) -> None:
+    done = run("registry", "--tag", "v0.14.0", "--json", cache=tmp_path)
+    data = json.loads(done.stdout)
+    assert data["online_quantization"] == []
+    assert "online_quantization" in data["notes"]
+
+
+def test_unknown_tag_exits_2_and_names_the_nearest_tags(tmp_path: Path) -> None:
+    done = run("registry", "--tag", "v0.31.7", cache=tmp_path)
+    assert done.returncode == 2
+    assert "v0.31.7" in done.stderr and "v0.31.0" in done.stderr
+    assert done.stdout == ""
+
+
+def test_malformed_tag_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    done = run("refresh", "--tag", "--upload-pack=touch /tmp/pwned", cache=tmp_path)
+    assert done.returncode == 2
+    assert "v0.32.0" in done.stderr  # the expected form
+    assert not (tmp_path / "git").exists()
+
+
+def test_gates_json_reports_both_removed_flags_of_the_command(tmp_path: Path) -> None:
+    done = run(
+        "gates",
+        "v0.27.1",
+        "v0.32.0",
+        "--command",
+        "vllm serve m --quantization bitsandbytes --calculate-kv-scales",
+        "--json",
+        cache=tmp_path,
+    )
+    findings = json.loads(done.stdout)["findings"]
+    assert {(f["subject"], f["severity"], f["changed_at"]) for f in findings} >= {
+        ("--calculate-kv-scales", "breaks", "v0.28.0"),
+    }
+    assert any(f["written"].endswith("bitsandbytes") and f["severity"] == "breaks" for f in findings)
+
+
+def test_verify_evaluates_every_claim_over_the_bundled_releases(tmp_path: Path) -> None:
+    done = run("verify", "--json", cache=tmp_path)
+    report = json.loads(done.stdout)
+    assert len(report["tags"]) >= 30
+    assert sum(report["counts"].values()) == len(report["results"]) > 100
+
+
+def test_grep_on_a_tag_whose_tree_cannot_be_fetched_says_so_and_how_to_fix_it(tmp_path: Path) -> None:
+    done = run("grep", "CacheDType", "--tag", "v0.32.0", cache=tmp_path)
+    assert done.returncode == 2
+    assert "unreachable" in done.stderr and "VLLM_QUANT_MCP_INDEX_URL" in done.stderr
+    assert not (tmp_path / "trees" / "v0.32.0").exists()
+
+
+@pytest.mark.parametrize("command", ["registry", "gates", "pick", "grep", "refresh", "serve"])
+def test_every_subcommand_has_help(command: str, tmp_path: Path) -> None:
+    done = run(command, "--help", cache=tmp_path)
+    assert done.returncode == 0 and "usage:" in done.stdout
+
+
+def test_top_level_help_shows_examples_and_the_environment(tmp_path: Path) -> None:
+    done = run("--help", cache=tmp_path)
+    assert "examples:" in done.stdout and "VLLM_QUANT_MCP_CACHE_DIR" in done.stdout
