@@ -85,7 +85,7 @@ class CompactSchemaServer(MCPServer):
 
 
 def build_server(context: Callable[[], ToolContext]) -> MCPServer:
-    from . import mcp_deploy_tools, mcp_registry_tools, mcp_resources, mcp_source_tools, mcp_upgrade_tools
+    from . import mcp_deploy_tools, mcp_prompts, mcp_registry_tools, mcp_resources, mcp_source_tools, mcp_upgrade_tools
 
     lazy = LazyContext(context)
     server = CompactSchemaServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
@@ -94,6 +94,7 @@ def build_server(context: Callable[[], ToolContext]) -> MCPServer:
     mcp_upgrade_tools.register(server, lazy)
     mcp_deploy_tools.register(server, lazy)
     mcp_resources.register(server, lazy)
+    mcp_prompts.register(server)
     return server
 
 
