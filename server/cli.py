@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import cli_commands
 
@@ -21,6 +22,8 @@ examples:
   vllm-quant-mcp grep 'def get_min_capability' --tag v0.32.0 --path-glob 'vllm/model_executor/**'
   vllm-quant-mcp gates v0.27.1 v0.32.0 --command 'vllm serve m --quantization bitsandbytes'
   vllm-quant-mcp pick --gpu h200 --model meta-llama/Llama-3.1-70B-Instruct --num-gpus 2
+  vllm-quant-mcp render --model m --tag v0.32.0 -q fp8 --kv-cache-dtype fp8 -tp 2 --format docker
+  vllm-quant-mcp audit deploy.yaml --tag v0.32.0 --json     # exit 1 when something is invalid
   vllm-quant-mcp issue 38652 --tag v0.18.0
   vllm-quant-mcp refresh --tag v0.33.0 --source pypi
   vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
@@ -155,6 +158,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", choices=["any", "as_is", "online", "offline"])
     _json_arg(p)
     p.set_defaults(handler=cli_commands.pick)
+
+    p = sub.add_parser("render", help="the exact vllm serve command, checked against the tag's registry")
+    p.add_argument("--model", required=True)
+    _tag_arg(p)
+    p.add_argument("--quantization", "-q")
+    p.add_argument("--kv-cache-dtype")
+    p.add_argument("--tensor-parallel-size", "-tp", type=int)
+    p.add_argument("--pipeline-parallel-size", "-pp", type=int)
+    p.add_argument("--expert-parallel", action="store_true")
+    p.add_argument("--max-model-len", type=int)
+    p.add_argument("--speculative", help="speculative config as JSON")
+    p.add_argument("--quantization-config", help="online quantization config as JSON")
+    p.add_argument("--linear-backend")
+    p.add_argument("--moe-backend")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--gpu", help="check capability against this GPU")
+    p.add_argument("--checkpoint-dtype", help="e.g. bf16: applies the gates for unquantized checkpoints")
+    p.add_argument("--format", choices=["shell", "argv", "docker", "k8s", "python"], default="shell")
+    p.add_argument("extra_args", nargs=argparse.REMAINDER, help="after --: more vllm serve flags, validated too")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.render)
+
+    p = sub.add_parser(
+        "audit", help="check a deploy script, Kubernetes manifest or compose file at a tag (exit 1 if invalid)"
+    )
+    p.add_argument("file", type=Path, help="the file to read")
+    _tag_arg(p, "the release to audit against")
+    _json_arg(p)
+    p.set_defaults(handler=cli_commands.audit)
     return parser
 
 

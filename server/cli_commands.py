@@ -7,9 +7,10 @@ already says what to do next.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -19,15 +20,26 @@ from .runtime import make_context
 T = TypeVar("T", bound=BaseModel)
 
 
-def _run(args: argparse.Namespace, call: Callable[[], T], render: Callable[[T], str]) -> int:
+def _call(call: Callable[[], T]) -> T | None:
+    """The tool's result, or None after printing the error (which already says what to do) to stderr."""
     from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 
     try:
-        result = call()
+        return call()
     except (VllmQuantMcpError, ValueError, LookupError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return None
+
+
+def _emit(args: argparse.Namespace, result: T, render: Callable[[T], str]) -> None:
     print(result.model_dump_json(indent=2) if args.json else render(result))
+
+
+def _run(args: argparse.Namespace, call: Callable[[], T], render: Callable[[T], str]) -> int:
+    result = _call(call)
+    if result is None:
+        return 2
+    _emit(args, result, render)
     return 0
 
 
@@ -180,6 +192,65 @@ def pick(args: argparse.Namespace) -> int:
         )
 
     return _run(args, call, text_output.pick_result)
+
+
+def _json_arg(name: str, text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{name} is not valid JSON ({exc.msg} at column {exc.colno}); quote it for the shell") from exc
+    if not isinstance(value, dict):
+        raise ValueError(f'{name} must be a JSON object such as \'{{"method": "eagle3"}}\'')
+    return value
+
+
+def render(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.render_serve_cmd import RenderResult, render_serve_cmd
+
+    def call() -> RenderResult:
+        extra = args.extra_args[1:] if args.extra_args[:1] == ["--"] else args.extra_args
+        return render_serve_cmd(
+            make_context(args.tag),
+            model=args.model,
+            tag=args.tag,
+            quantization=args.quantization,
+            kv_cache_dtype=args.kv_cache_dtype,
+            tensor_parallel_size=args.tensor_parallel_size,
+            pipeline_parallel_size=args.pipeline_parallel_size,
+            expert_parallel=args.expert_parallel,
+            max_model_len=args.max_model_len,
+            speculative=_json_arg("--speculative", args.speculative),
+            quantization_config=_json_arg("--quantization-config", args.quantization_config),
+            linear_backend=args.linear_backend,
+            moe_backend=args.moe_backend,
+            extra_args=extra or None,
+            env=_env_pairs(args.env) or None,
+            gpu=args.gpu,
+            checkpoint_dtype=args.checkpoint_dtype,
+            format=args.format,
+        )
+
+    return _run(args, call, text_output.render_result)
+
+
+def audit(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.tools.audit import AuditReport
+    from vllm_quant_mcp.tools.audit import audit as run_audit
+
+    def call() -> AuditReport:
+        try:
+            text = args.file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{args.file} is not UTF-8 text; audit reads scripts and YAML") from exc
+        return run_audit(make_context(args.tag), text, args.file.name, args.tag)
+
+    report = _call(call)
+    if report is None:
+        return 2
+    _emit(args, report, text_output.audit_report)
+    return 0 if report.ok else 1
 
 
 def serve(args: argparse.Namespace) -> int:

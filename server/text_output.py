@@ -8,6 +8,7 @@ if TYPE_CHECKING:  # rendering needs none of these at run time, and `serve` must
     from vllm_quant_mcp.knowledge.diff import RegistryDiff
     from vllm_quant_mcp.knowledge.refresh import RefreshResult
     from vllm_quant_mcp.knowledge.verify import VerifyReport
+    from vllm_quant_mcp.tools.audit import AuditReport
     from vllm_quant_mcp.tools.check_gates import CheckGatesResult
     from vllm_quant_mcp.tools.find_symbol import SymbolResult
     from vllm_quant_mcp.tools.grep_source import GrepResult
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # rendering needs none of these at run time, and `serve` must
     from vllm_quant_mcp.tools.pick_format import PickFormatResult
     from vllm_quant_mcp.tools.read_source import ReadResult
     from vllm_quant_mcp.tools.registry_view import RegistryKindView, RegistrySummary, TagList
+    from vllm_quant_mcp.tools.render_serve_cmd import RenderResult
 
 
 def tag_list(result: TagList) -> str:
@@ -150,4 +152,27 @@ def pick_result(result: PickFormatResult) -> str:
         lines += [f"       caveat: {c.text}" for c in o.caveats]
     lines += [f"  excluded {e.quantization}: {e.reason}" for e in result.excluded]
     lines += [f"  note: {n}" for n in result.notes]
+    return "\n".join(lines)
+
+
+def render_result(result: RenderResult) -> str:
+    body = result.output if isinstance(result.output, str) else "\n".join(result.output)
+    lines = [body, f"# vLLM {result.tag}:"]
+    lines += [f"#   {f.flag}  {f.provenance.permalink}" for f in result.flags]
+    lines += [f"# warning: {w}" for w in result.warnings]
+    lines += [f"# cite: {c.label} {c.url}" for c in result.citations]
+    return "\n".join(lines)
+
+
+def audit_report(result: AuditReport) -> str:
+    lines = [f"{result.filename} ({result.file_kind}) at {result.tag}: {result.summary}"]
+    for inv in result.invocations:
+        pinned = f" (pinned {inv.from_tag} by {inv.pinned_by})" if inv.from_tag else ""
+        lines.append(f"  {inv.where}{pinned}: {'INVALID' if inv.invalid else 'ok'}")
+        if inv.error:
+            lines.append(f"    unreadable: {inv.error}")
+        for f in inv.findings:
+            lines.append(f"    [{f.severity}] {f.written}: {f.problem}")
+            lines.append(f"        action: {f.action}")
+        lines += [f"    note: {n}" for n in inv.notes]
     return "\n".join(lines)

@@ -119,3 +119,35 @@ def test_every_subcommand_has_help(command: str, tmp_path: Path) -> None:
 def test_top_level_help_shows_examples_and_the_environment(tmp_path: Path) -> None:
     done = run("--help", cache=tmp_path)
     assert "examples:" in done.stdout and "VLLM_QUANT_MCP_CACHE_DIR" in done.stdout
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "deploy"
+
+
+def test_audit_exits_1_on_an_invalid_script_and_0_on_a_clean_manifest(tmp_path: Path) -> None:
+    invalid = run("audit", str(FIXTURES / "serve_llama_v0_27.sh"), "--tag", "v0.32.0", "--json", cache=tmp_path)
+    assert invalid.returncode == 1
+    assert json.loads(invalid.stdout)["invalid_count"] == 2
+    clean = run("audit", str(FIXTURES / "llama_deployment.yaml"), "--tag", "v0.32.0", cache=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_render_passes_extra_flags_after_a_double_dash_and_rejects_an_unknown_one(tmp_path: Path) -> None:
+    good = run(
+        "render",
+        "--model",
+        "m",
+        "--tag",
+        "v0.32.0",
+        "--format",
+        "argv",
+        "--json",
+        "--",
+        "--max-num-seqs",
+        "8",
+        cache=tmp_path,
+    )
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["argv"][-2:] == ["--max-num-seqs", "8"]
+    bad = run("render", "--model", "m", "--tag", "v0.32.0", "--", "--max-num-seqz", "8", cache=tmp_path)
+    assert bad.returncode == 2 and "--max-num-seqs" in bad.stderr
