@@ -12,22 +12,22 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "SCHEMA_VERSION",
     "KINDS",
-    "Kind",
-    "Provenance",
-    "Entry",
+    "SCHEMA_VERSION",
     "AnyEntry",
-    "QuantizationMethod",
-    "KvCacheDtype",
-    "OnlineQuantEntry",
     "BackendEntry",
     "Backends",
     "CliFlag",
+    "Entry",
     "EnvVar",
+    "Kind",
+    "KvCacheDtype",
+    "OnlineQuantEntry",
     "PlatformQuantization",
-    "SourceInfo",
+    "Provenance",
+    "QuantizationMethod",
     "Registry",
+    "SourceInfo",
 ]
 
 SCHEMA_VERSION = 1

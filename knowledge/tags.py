@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["InvalidTagError", "UnknownTagError", "normalize_tag", "tag_key", "nearest_tags", "pypi_version"]
+__all__ = ["InvalidTagError", "UnknownTagError", "nearest_tags", "normalize_tag", "pypi_version", "tag_key"]
 
 # v0.32.0, v0.9.0.1, v0.6.1.post2, v0.4.0rc1 — never a leading dash, never a path.
 _TAG_RE = re.compile(r"^v?(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\.\d{1,3})?(\.?post\d{1,3}|rc\d{1,3})?$")

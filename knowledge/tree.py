@@ -1,7 +1,8 @@
 """A vLLM source tree at one tag: files on disk plus the tag they came from.
 
 Extractors read files only through this class, so every fact they record can
-carry a permalink, and each file is parsed by tree-sitter at most once.
+carry a permalink, and each file is parsed by tree-sitter at most once. A tree at a
+tag does not change while it is read, so each path is checked against the root once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 from .registry import Provenance
 
-__all__ = ["SourceTree", "PathOutsideTreeError", "REPOSITORY_URL"]
+__all__ = ["REPOSITORY_URL", "PathOutsideTreeError", "SourceTree"]
 
 REPOSITORY_URL = "https://github.com/vllm-project/vllm"
 
@@ -30,9 +31,13 @@ class SourceTree:
         self.tag = tag
         self.commit = commit
         self._parsed: dict[str, tree_sitter.Tree] = {}
+        self._resolved: dict[str, Path] = {}
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree."""
+        known = self._resolved.get(relpath)
+        if known is not None:
+            return known
         pure = PurePosixPath(relpath)
         if pure.is_absolute() or ".." in pure.parts or relpath.startswith("~"):
             raise PathOutsideTreeError(
@@ -41,6 +46,7 @@ class SourceTree:
         candidate = (self.root / pure).resolve()
         if not candidate.is_relative_to(self.root):
             raise PathOutsideTreeError(f"{relpath!r} resolves outside the vLLM tree (a link out); refused.")
+        self._resolved[relpath] = candidate
         return candidate
 
     def exists(self, relpath: str) -> bool:
@@ -54,9 +60,7 @@ class SourceTree:
 
     def glob(self, pattern: str) -> list[str]:
         """Repository-relative POSIX paths of files matching a glob, sorted."""
-        return sorted(
-            p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file()
-        )
+        return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file())
 
     def parse(self, relpath: str) -> tree_sitter.Tree:
         """The tree-sitter syntax tree of a Python file, parsed once per SourceTree."""

@@ -2,7 +2,8 @@
 
 The cache lives outside the checkout (VLLM_QUANT_MCP_TEST_CACHE, default
 ~/.cache/vllm-quant-mcp-tests) so CI on the same machine reuses it. Sdists already
-kept in ~/.cache/vllm-sdists are copied instead of downloaded.
+kept in ~/.cache/vllm-sdists are copied instead of downloaded. Releases published
+without an sdist (0.4.0) come from their wheel, pinned here by URL and sha256.
 """
 
 from __future__ import annotations
@@ -10,16 +11,28 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import zipfile
 from functools import cache
 from pathlib import Path
 
 from vllm_quant_mcp.knowledge.settings import DEFAULT_INDEX_URL
-from vllm_quant_mcp.knowledge.sources.archive import extract_tar
+from vllm_quant_mcp.knowledge.sources.archive import extract_tar, extract_zip_members
+from vllm_quant_mcp.knowledge.sources.index import IndexFile, PackageIndex, http_client
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
 INDEX = os.environ.get("VLLM_QUANT_MCP_INDEX_URL", DEFAULT_INDEX_URL)
 CACHE = Path(os.environ.get("VLLM_QUANT_MCP_TEST_CACHE", Path.home() / ".cache" / "vllm-quant-mcp-tests"))
+
+# Wheel-only releases: the smallest x86_64 wheel of each, as PyPI lists it.
+WHEELS = {
+    "0.4.0": IndexFile(
+        filename="vllm-0.4.0-cp311-cp311-manylinux1_x86_64.whl",
+        url="https://files.pythonhosted.org/packages/76/e6/3e4be97960eadfcc3356421258d7e753031e223fe028b110dae7e17e2dc8/"
+        "vllm-0.4.0-cp311-cp311-manylinux1_x86_64.whl",
+        sha256="69ce98bba1ad1c2174b4eb98502fb80181f1fcb7653551c512662da59cb18d8c",
+    ),
+}
 
 
 def sdist(version: str) -> Path:
@@ -38,6 +51,19 @@ def sdist(version: str) -> Path:
     return target
 
 
+def wheel(version: str) -> Path:
+    """The verified wheel of a wheel-only release (72 MB for 0.4.0) in the test cache, downloaded once."""
+    if version not in WHEELS:
+        raise KeyError(f"vllm {version} has an sdist; use sdist({version!r}). Wheel-only releases: {sorted(WHEELS)}")
+    file = WHEELS[version]
+    target = CACHE / "wheels" / file.filename
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with http_client() as client:
+            PackageIndex("https://pypi.org/simple", client).download(file, target)
+    return target
+
+
 def _package_python(relpath: str) -> bool:
     return relpath.startswith("vllm/") and relpath.endswith(".py") and "/tests/" not in relpath
 
@@ -49,7 +75,11 @@ def release_tree(version: str) -> SourceTree:
     if not (root / ".complete").exists():
         root.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".vllm-{version}-", dir=root.parent))
-        extract_tar(sdist(version), staging, strip_components=1, include=_package_python)
+        if version in WHEELS:
+            with zipfile.ZipFile(wheel(version)) as archive:
+                extract_zip_members(archive, staging, _package_python)
+        else:
+            extract_tar(sdist(version), staging, strip_components=1, include=_package_python)
         (staging / ".complete").write_text("", encoding="utf-8")
         if not (root / ".complete").exists():
             shutil.rmtree(root, ignore_errors=True)

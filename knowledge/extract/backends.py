@@ -87,7 +87,7 @@ def _literal_of(annotation: tree_sitter.Node, aliases: dict[str, tree_sitter.Nod
 
 def _attention_backends(tree: SourceTree) -> tuple[list[BackendEntry], str | None]:
     for path in ATTENTION_PATHS:
-        if not tree.exists(path):
+        if not tree.exists(path) or not any(name.encode() in tree.read_bytes(path) for name in _ATTENTION_CLASSES):
             continue
         members: dict[str, list[tree_sitter.Node]] = {name: [] for name in _ATTENTION_CLASSES}
         for captures in matches("backends", tree.parse(path).root_node):

@@ -20,7 +20,8 @@ from ..registry import CliFlag
 from ..tree import SourceTree
 from .cli_flags_modules import Modules
 from .cli_flags_types import read_rules
-from .cli_flags_walk import Flag, Walker
+from .cli_flags_values import Flag
+from .cli_flags_walk import Walker
 from .nodes import matches, text
 from .result import Extracted
 
@@ -50,7 +51,9 @@ def extract_cli_flags(tree: SourceTree) -> Extracted[list[CliFlag]]:
 def _walk_serve_parser(modules: Modules, walker: Walker) -> str | None:
     """Walk the serve command's own flags, then make_arg_parser; a note says what was (not) found."""
     for path in SERVE_COMMANDS:
-        index = modules.index(path)
+        # A file that never names make_arg_parser cannot hand it the parser: it is not parsed.
+        named = modules.tree.exists(path) and b"make_arg_parser" in modules.tree.read_bytes(path)
+        index = modules.index(path) if named else None
         if index is None:
             continue
         for captures in matches("cli_flags_serve", index.root):

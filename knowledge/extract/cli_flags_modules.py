@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ..tree import SourceTree
-from .language import query
-from .nodes import NotLiteral, find_assignment, literal, text
+from .nodes import NotLiteral, literal, matches, module_assignments, text
 
 __all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]
 
@@ -47,6 +46,13 @@ class ModuleIndex:
     classes: dict[str, tree_sitter.Node] = field(default_factory=dict)
     functions: dict[str, tree_sitter.Node] = field(default_factory=dict)
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # local name -> (dotted module, name)
+    _assignments: dict[str, tree_sitter.Node] | None = field(default=None, repr=False)
+
+    def assignment(self, name: str) -> tree_sitter.Node | None:
+        """Right-hand side of the module-level `name = ...`; the statements are read on first use only."""
+        if self._assignments is None:
+            self._assignments = module_assignments(self.root)
+        return self._assignments.get(name)
 
 
 class Modules:
@@ -55,6 +61,11 @@ class Modules:
     def __init__(self, tree: SourceTree) -> None:
         self.tree = tree
         self._index: dict[str, ModuleIndex | None] = {}
+        # Lookups repeat for every flag of a config (each field's type names the same aliases): answered once.
+        self._module_paths: dict[tuple[str, str], str | None] = {}
+        self._classes: dict[tuple[str, str, int], ClassRef | None] = {}
+        self._aliases: dict[tuple[str, str, int], tuple[str, tree_sitter.Node] | None] = {}
+        self._fields: dict[tuple[str, int, int], dict[str, FieldDef]] = {}
 
     def index(self, path: str) -> ModuleIndex | None:
         if path not in self._index:
@@ -64,9 +75,7 @@ class Modules:
     def _build(self, path: str) -> ModuleIndex:
         root = self.tree.parse(path).root_node
         index = ModuleIndex(path, root)
-        cursor = tree_sitter.QueryCursor(query("cli_flags"))
-        cursor.set_max_start_depth(0)  # every pattern is rooted at `module`
-        for _, captures in cursor.matches(root):
+        for captures in matches("cli_flags", root, max_start_depth=0):  # every pattern is rooted at `module`
             if "class.name" in captures:
                 index.classes.setdefault(text(captures["class.name"][0]), captures["class.definition"][0])
             elif "function.name" in captures:
@@ -80,6 +89,12 @@ class Modules:
 
     def module_path(self, dotted: str, importer: str) -> str | None:
         """File of a module named in `from dotted import ...` inside `importer`, if it is in the tree."""
+        key = (dotted, importer)
+        if key not in self._module_paths:
+            self._module_paths[key] = self._module_path(dotted, importer)
+        return self._module_paths[key]
+
+    def _module_path(self, dotted: str, importer: str) -> str | None:
         if dotted.startswith("."):
             level = len(dotted) - len(dotted.lstrip("."))
             package = importer.split("/")[:-level]
@@ -95,6 +110,12 @@ class Modules:
         return None
 
     def find_class(self, name: str, path: str, hops: int = _MAX_HOPS) -> ClassRef | None:
+        key = (name, path, hops)
+        if key not in self._classes:
+            self._classes[key] = self._find_class(name, path, hops)
+        return self._classes[key]
+
+    def _find_class(self, name: str, path: str, hops: int) -> ClassRef | None:
         index = self.index(path)
         if index is None:
             return None
@@ -105,10 +126,16 @@ class Modules:
 
     def find_alias(self, name: str, path: str, hops: int = _MAX_HOPS) -> tuple[str, tree_sitter.Node] | None:
         """Right-hand side of a module-level `name = ...` (a type alias), followed through imports."""
+        key = (name, path, hops)
+        if key not in self._aliases:
+            self._aliases[key] = self._find_alias(name, path, hops)
+        return self._aliases[key]
+
+    def _find_alias(self, name: str, path: str, hops: int) -> tuple[str, tree_sitter.Node] | None:
         index = self.index(path)
         if index is None:
             return None
-        rhs = find_assignment(index.root, name)
+        rhs = index.assignment(name)
         if rhs is not None:
             return path, rhs
         target = self.imported(index, name) if hops > 0 else None
@@ -159,6 +186,12 @@ class Modules:
 
     def fields(self, cls: ClassRef, depth: int = _MAX_HOPS) -> dict[str, FieldDef]:
         """Dataclass fields in `dataclasses.fields()` order: inherited first, ClassVar/InitVar left out."""
+        key = (cls.path, cls.node.start_byte, depth)
+        if key not in self._fields:
+            self._fields[key] = self._read_fields(cls, depth)
+        return dict(self._fields[key])
+
+    def _read_fields(self, cls: ClassRef, depth: int) -> dict[str, FieldDef]:
         result: dict[str, FieldDef] = {}
         if depth > 0:
             for base in reversed(self.bases(cls)):

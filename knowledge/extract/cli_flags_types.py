@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .cli_flags_modules import FieldDef, Modules
 from .nodes import text
@@ -61,9 +62,8 @@ def read_rules(source: str) -> KwargsRules:
 
 def field_kind(definition: FieldDef, modules: Modules, rules: KwargsRules) -> FieldKind:
     shape = _Shape()
-    try:
-        expression = ast.parse(text(definition.annotation), mode="eval").body
-    except SyntaxError:
+    expression = _expression(text(definition.annotation))
+    if expression is None:
         return FieldKind(choices=None, boolean=False)
     _collect(expression, definition.path, modules, shape, _MAX_ALIAS_DEPTH)
     atoms = shape.atoms
@@ -89,6 +89,15 @@ def literal_alias(name: str, path: str, modules: Modules) -> list[str] | None:
     return [str(v) for v in shape.literal if v is not None]
 
 
+@lru_cache(maxsize=4096)
+def _expression(source: str) -> ast.expr | None:
+    """The expression an annotation's text parses to, once per distinct text (`int | None` recurs a lot)."""
+    try:
+        return ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return None
+
+
 def _as_choices(values: list[object]) -> list[str]:
     """get_kwargs sorts the Literal's options; None (from Optional) is not a value one types."""
     present = [v for v in values if v is not None]
@@ -107,10 +116,11 @@ def _collect(node: ast.expr, path: str, modules: Modules, shape: _Shape, depth: 
         if node.value is None:
             shape.atoms.add("None")
         elif isinstance(node.value, str):  # a forward reference: "SpeculativeConfig"
-            try:
-                _collect(ast.parse(node.value, mode="eval").body, path, modules, shape, depth)
-            except SyntaxError:
+            reference = _expression(node.value)
+            if reference is None:
                 shape.atoms.add("other")
+            else:
+                _collect(reference, path, modules, shape, depth)
     elif isinstance(node, ast.Subscript):
         _collect_subscript(node, path, modules, shape, depth)
     elif isinstance(node, ast.Name):
@@ -170,9 +180,8 @@ def _collect_name(name: str, path: str, modules: Modules, shape: _Shape, depth: 
         shape.atoms.add("other")
         return
     alias_path, rhs = alias
-    try:
-        expression = ast.parse(text(rhs), mode="eval").body
-    except SyntaxError:
+    expression = _expression(text(rhs))
+    if expression is None:
         shape.atoms.add("other")
         return
     _collect(expression, alias_path, modules, shape, depth - 1)

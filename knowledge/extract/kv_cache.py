@@ -18,11 +18,13 @@ from .result import Extracted
 __all__ = ["CANDIDATE_PATHS", "extract_kv_cache_dtypes"]
 
 CANDIDATE_PATHS = ("vllm/config/cache.py", "vllm/config.py", "vllm/engine/arg_utils.py")
+_MARKERS = (b"CacheDType", b"--kv-cache-dtype")
 
 
 def extract_kv_cache_dtypes(tree: SourceTree) -> Extracted[list[KvCacheDtype]]:
     for path in CANDIDATE_PATHS:
-        if not tree.exists(path):
+        # A file naming neither cannot hold the list: it is not parsed (vllm/config.py is large).
+        if not tree.exists(path) or not any(word in tree.read_bytes(path) for word in _MARKERS):
             continue
         lists: list[tree_sitter.Node] = []
         register_line: int | None = None

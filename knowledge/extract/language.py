@@ -12,7 +12,7 @@ from importlib import resources
 import tree_sitter
 import tree_sitter_python
 
-__all__ = ["LANGUAGE", "parser", "query", "query_source", "QueryLoadError"]
+__all__ = ["LANGUAGE", "QueryLoadError", "parser", "query", "query_source"]
 
 LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
@@ -39,5 +39,3 @@ def query(name: str) -> tree_sitter.Query:
         return tree_sitter.Query(LANGUAGE, query_source(name))
     except tree_sitter.QueryError as exc:
         raise QueryLoadError(f"query {name}.scm does not compile: {exc}") from exc
-
-

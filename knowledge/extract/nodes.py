@@ -1,19 +1,22 @@
 """Small helpers over tree-sitter nodes shared by the extractors.
 
 Literal values are evaluated with `ast.literal_eval` on the node's own text:
-vLLM source is data to us, and literal_eval never executes it.
+vLLM source is data to us, and literal_eval never executes it. A plain string
+(no escapes, no prefix but r/u) is read straight from its node instead, which gives
+the same value without compiling thousands of one-line snippets per release.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 import tree_sitter
 
 from .language import query
 
-__all__ = ["NotLiteral", "text", "line", "literal", "string_items", "matches", "find_assignment"]
+__all__ = ["NotLiteral", "line", "literal", "matches", "module_assignments", "string_items", "text"]
 
 
 class NotLiteral(ValueError):
@@ -31,10 +34,35 @@ def line(node: tree_sitter.Node) -> int:
 
 def literal(node: tree_sitter.Node) -> object:
     """The Python value of a literal node, or NotLiteral."""
+    if node.type == "string" and (plain := _plain_string(node)) is not None:
+        return plain
     try:
         return ast.literal_eval(text(node))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}") from exc
+
+
+_PLAIN_PREFIXES = {b"", b"r", b"R", b"u", b"U"}
+_QUOTES = {b'"', b"'", b'"""', b"'''"}
+# Bytes that make literal_eval's value differ from the raw text, or make it fail.
+_NOT_PLAIN = re.compile(rb"[\\\r\x00]")
+
+
+def _plain_string(node: tree_sitter.Node) -> str | None:
+    """The value of a string whose text is its value (quotes aside); None when literal_eval must decide."""
+    raw = node.text or b""
+    opening = 0 if raw[:1] in _QUOTES else 1  # the prefixes read here are one letter
+    quote = raw[opening : opening + 3]
+    if quote not in _QUOTES:
+        quote = raw[opening : opening + 1]
+    if quote not in _QUOTES or raw[:opening] not in _PLAIN_PREFIXES or node.has_error:
+        return None
+    body = raw[opening + len(quote) : len(raw) - len(quote)]
+    if len(raw) < opening + 2 * len(quote) or not raw.endswith(quote) or _NOT_PLAIN.search(body):
+        return None
+    if len(quote) == 1 and b"\n" in body:
+        return None
+    return body.decode("utf-8", errors="replace")
 
 
 def string_items(node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
@@ -60,20 +88,29 @@ def string_items(node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
     return items
 
 
-def matches(query_name: str, node: tree_sitter.Node) -> Iterator[dict[str, list[tree_sitter.Node]]]:
-    """Captures of each match of a packaged query under `node`."""
+def matches(
+    query_name: str, node: tree_sitter.Node, max_start_depth: int | None = None
+) -> Iterator[dict[str, list[tree_sitter.Node]]]:
+    """Captures of each match of a packaged query under `node`.
+
+    `max_start_depth=0` is for queries whose every pattern is rooted at the node itself (`(module ...)`):
+    the cursor then tries patterns at that node only instead of at every node of the file.
+    """
     cursor = tree_sitter.QueryCursor(query(query_name))
+    if max_start_depth is not None:
+        cursor.set_max_start_depth(max_start_depth)
     for _, captures in cursor.matches(node):
         yield captures
 
 
-def find_assignment(root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
-    """Right-hand side of the first module-level `name = ...` / `name: T = ...`."""
+def module_assignments(root: tree_sitter.Node) -> dict[str, tree_sitter.Node]:
+    """Right-hand side of each module-level `name = ...` / `name: T = ...`, the first one per name."""
+    found: dict[str, tree_sitter.Node] = {}
     for child in root.named_children:
         stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
         if stmt is not None and stmt.type == "assignment":
             left = stmt.child_by_field_name("left")
             right = stmt.child_by_field_name("right")
-            if left is not None and right is not None and text(left) == name:
-                return right
-    return None
+            if left is not None and right is not None:
+                found.setdefault(text(left), right)
+    return found

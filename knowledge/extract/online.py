@@ -35,7 +35,7 @@ def extract_online_quantization(tree: SourceTree) -> Extracted[list[OnlineQuantE
         return Extracted([], note=f"no {PATH} at this tag")
     found: dict[tuple[str, str], tuple[int, int, OnlineQuantEntry]] = {}
     warnings: list[str] = []
-    for captures in matches("online", tree.parse(PATH).root_node):
+    for captures in matches("online", tree.parse(PATH).root_node, max_start_depth=0):
         for group, (capture, kind) in enumerate(_GROUPS):
             for node in captures.get(capture, []):
                 name = _name(node)

@@ -18,6 +18,7 @@ from .result import Extracted
 __all__ = ["extract_platforms"]
 
 _PLATFORM_FILES = "vllm/platforms/*.py"
+_ATTRIBUTE = b"supported_quantization"
 _UNRESTRICTED = (
     "A platform not listed (e.g. CudaPlatform) keeps Platform.supported_quantization = [], "
     "which vLLM reads as no restriction."
@@ -31,6 +32,8 @@ def extract_platforms(tree: SourceTree) -> Extracted[list[PlatformQuantization]]
     warnings: list[str] = []
     conditional: list[str] = []
     for path in tree.glob(_PLATFORM_FILES):
+        if _ATTRIBUTE not in tree.read_bytes(path):  # most platform files never name it: no need to parse them
+            continue
         for captures in matches("platforms", tree.parse(path).root_node):
             platform = text(captures["platform"][0])
             if "conditional" in captures:

@@ -20,7 +20,7 @@
       right: (list) @methods.list))
   (#eq? @_name "QUANTIZATION_METHODS"))
 
-; 0.4.x to 0.6.4: QUANTIZATION_METHODS = {"awq": AWQConfig, ...}; keys are the
+; 0.4.1 to 0.6.4: QUANTIZATION_METHODS = {"awq": AWQConfig, ...}; keys are the
 ; CLI choices and the values their config classes.
 (module
   (expression_statement
@@ -28,6 +28,15 @@
       left: (identifier) @_name
       right: (dictionary) @methods.dict))
   (#eq? @_name "QUANTIZATION_METHODS"))
+
+; 0.4.0: _QUANTIZATION_CONFIG_REGISTRY = {"awq": AWQConfig, ...}; the CLI
+; choices are a separate literal list in vllm/engine/arg_utils.py.
+(module
+  (expression_statement
+    (assignment
+      left: (identifier) @_name
+      right: (dictionary) @registry.dict))
+  (#eq? @_name "_QUANTIZATION_CONFIG_REGISTRY"))
 
 ; 0.14 on: DEPRECATED_QUANTIZATION_METHODS = ["deepspeedfp", ...]
 (module

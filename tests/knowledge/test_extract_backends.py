@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract.backends import extract_backends
 from vllm_quant_mcp.knowledge.registry import BackendEntry
 from vllm_quant_mcp.knowledge.tree import SourceTree

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract.cli_flags import extract_cli_flags
 from vllm_quant_mcp.knowledge.registry import CliFlag
 from vllm_quant_mcp.knowledge.tree import SourceTree

@@ -8,6 +8,7 @@ defaults were read by eye from the getter lines cited beside each check.
 from __future__ import annotations
 
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.registry import EnvVar
 

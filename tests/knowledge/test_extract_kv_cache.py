@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract.kv_cache import extract_kv_cache_dtypes
 from vllm_quant_mcp.knowledge.tree import SourceTree
 

@@ -7,6 +7,7 @@ grep/sed and cross-checked against Python's ast on every release.
 from __future__ import annotations
 
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract.online import extract_online_quantization
 
 PATH = "vllm/config/quantization.py"

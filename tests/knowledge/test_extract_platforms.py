@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract import language
 from vllm_quant_mcp.knowledge.extract.platforms import extract_platforms
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.extract import language
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.registry import QuantizationMethod
@@ -20,6 +21,21 @@ QUANT = "vllm/model_executor/layers/quantization"
 
 def _methods(version: str) -> dict[str, QuantizationMethod]:
     return {m.name: m for m in extract_quantization_methods(release_tree(version)).entries}
+
+
+def test_0_4_0_private_registry_holds_every_method_and_the_arg_utils_choices_say_which_the_cli_accepts() -> None:
+    # 0.4.0 has no sdist: release_tree unpacks the wheel. marlin is registered but not in argparse's choices.
+    result = extract_quantization_methods(release_tree("0.4.0"))
+    summary = [(m.name, m.config_class, m.config_path, m.min_capability, m.accepted_by_cli) for m in result.entries]
+    assert summary == [
+        ("awq", "AWQConfig", f"{QUANT}/awq.py", 75, True),
+        ("gptq", "GPTQConfig", f"{QUANT}/gptq.py", 60, True),
+        ("squeezellm", "SqueezeLLMConfig", f"{QUANT}/squeezellm.py", 70, True),
+        ("marlin", "MarlinConfig", f"{QUANT}/marlin.py", 80, False),
+    ]
+    assert [m.provenance.line for m in result.entries] == [11, 12, 13, 14]
+    assert not any(m.deprecated for m in result.entries)
+    assert result.note is None and result.warnings == []
 
 
 def test_0_4_1_dict_keys_are_the_methods_with_the_classes_they_map_to() -> None:
@@ -272,6 +288,18 @@ def test_a_tree_without_the_quantization_package_yields_nothing_and_says_why(tmp
     result = extract_quantization_methods(SourceTree(tmp_path, "v0.0.0"))
     assert result.entries == []
     assert result.note is not None and f"{QUANT}/__init__.py" in result.note
+
+
+def test_a_private_registry_with_computed_cli_choices_keeps_every_key_and_warns(tmp_path: Path) -> None:
+    init = tmp_path / QUANT / "__init__.py"
+    init.parent.mkdir(parents=True)
+    init.write_text('_QUANTIZATION_CONFIG_REGISTRY = {"awq": AWQConfig, "marlin": MarlinConfig}\n', encoding="utf-8")
+    arg_utils = tmp_path / "vllm/engine/arg_utils.py"
+    arg_utils.parent.mkdir(parents=True)
+    arg_utils.write_text("parser.add_argument('--quantization', choices=[*METHODS, None])\n", encoding="utf-8")
+    result = extract_quantization_methods(SourceTree(tmp_path, "v0.4.0"))
+    assert [(m.name, m.accepted_by_cli) for m in result.entries] == [("awq", True), ("marlin", True)]
+    assert any("no literal --quantization choices in vllm/engine/arg_utils.py" in w for w in result.warnings)
 
 
 def test_an_unknown_layout_yields_nothing_and_says_why(tmp_path: Path) -> None:

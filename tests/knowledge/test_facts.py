@@ -7,6 +7,7 @@ from importlib import resources
 
 import pytest
 import yaml
+
 from vllm_quant_mcp.knowledge.facts import FILES, KnowledgeDataError, load_knowledge, parse_knowledge
 from vllm_quant_mcp.knowledge.tags import normalize_tag
 

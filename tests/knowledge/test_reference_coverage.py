@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
 from vllm_quant_mcp.knowledge.facts import FILES, load_knowledge
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "vllm-quantization-skill.md"

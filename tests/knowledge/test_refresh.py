@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from httpindex import IndexServer
 from releases import release_tree, sdist
+
 from vllm_quant_mcp.knowledge.errors import NetworkError, UnsafeInputError
 from vllm_quant_mcp.knowledge.refresh import refresh
 from vllm_quant_mcp.knowledge.store import Store

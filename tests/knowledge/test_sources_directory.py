@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.errors import NotAVllmTreeError, UnsafeInputError
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource, installed_vllm
 

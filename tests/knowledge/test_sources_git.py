@@ -9,6 +9,7 @@ from pathlib import Path
 import git
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.errors import NetworkError, ReleaseNotFoundError, UnsafeInputError
 from vllm_quant_mcp.knowledge.sources.git import GitSource
 from vllm_quant_mcp.knowledge.tags import InvalidTagError

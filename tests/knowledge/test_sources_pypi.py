@@ -12,37 +12,21 @@ from pathlib import Path
 
 import pytest
 from httpindex import IndexServer
-from releases import CACHE, sdist
+from releases import CACHE, WHEELS, sdist, wheel
+
 from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError
 from vllm_quant_mcp.knowledge.sources.archive import extract_tar
 from vllm_quant_mcp.knowledge.sources.index import IndexFile
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.sources.wheel import WheelSource, choose_wheel
 
-WHEEL = CACHE / "wheels" / "vllm-0.4.0-cp311-cp311-manylinux1_x86_64.whl"
-WHEEL_URL = (
-    "https://files.pythonhosted.org/packages/76/e6/3e4be97960eadfcc3356421258d7e753031e223fe028b110dae7e17e2dc8/"
-    + WHEEL.name
-)
-WHEEL_SHA256 = "69ce98bba1ad1c2174b4eb98502fb80181f1fcb7653551c512662da59cb18d8c"
-
-
-def real_wheel() -> Path:
-    """The real 0.4.0 wheel (72 MB, 0.4.0 has no sdist), downloaded once into the test cache."""
-    if not WHEEL.exists():
-        from vllm_quant_mcp.knowledge.sources.index import PackageIndex, http_client
-
-        WHEEL.parent.mkdir(parents=True, exist_ok=True)
-        with http_client() as client:
-            PackageIndex("https://pypi.org/simple", client).download(
-                IndexFile(filename=WHEEL.name, url=WHEEL_URL, sha256=WHEEL_SHA256), WHEEL
-            )
-    return WHEEL
+WHEEL = CACHE / "wheels" / WHEELS["0.4.0"].filename  # the real 0.4.0 wheel (0.4.0 has no sdist)
+WHEEL_SHA256 = WHEELS["0.4.0"].sha256
 
 
 @pytest.fixture(scope="module")
 def index() -> Iterator[IndexServer]:
-    with IndexServer([sdist("0.6.3"), sdist("0.11.0"), real_wheel()]) as server:
+    with IndexServer([sdist("0.6.3"), sdist("0.11.0"), wheel("0.4.0")]) as server:
         yield server
 
 

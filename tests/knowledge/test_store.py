@@ -10,6 +10,7 @@ from pathlib import Path
 import filelock
 import pytest
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.derive import derive_registry
 from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version

@@ -9,6 +9,7 @@ from importlib import resources
 import pytest
 from pydantic import TypeAdapter
 from releases import release_tree
+
 from vllm_quant_mcp.knowledge.derive import derive_registry
 from vllm_quant_mcp.knowledge.facts import load_knowledge
 from vllm_quant_mcp.knowledge.predicates import Predicate, evaluate

@@ -1,0 +1,176 @@
+"""Which class a quantization method's table entry names, the file defining it, and its minimum capability.
+
+A table value is a class name imported into the quantization __init__ (or a local set to one class per
+platform). The import is followed, through re-exports, to the file that defines the class; the minimum
+capability is the literal int its get_min_capability returns, from the class or the nearest base that
+defines one. Only files on that path are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TypeVar
+
+import tree_sitter
+
+from ..tree import SourceTree
+from .nodes import NotLiteral, literal, matches, text
+
+__all__ = ["ClassResolver", "Config"]
+
+# Re-exports and base classes are followed at most this deep, so an import cycle cannot loop.
+_MAX_HOPS = 6
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class _ClassRef:
+    name: str
+    path: str
+    node: tree_sitter.Node
+
+
+@dataclass(frozen=True)
+class Config:
+    """What a table value resolves to; a field is None where the source does not pin one value."""
+
+    name: str | None = None
+    path: str | None = None
+    min_capability: int | None = None
+
+
+@dataclass
+class _Classes:
+    """The module-level classes of one file, and which of them state get_min_capability."""
+
+    classes: dict[str, tree_sitter.Node] = field(default_factory=dict)
+    min_capability_bodies: dict[int, tree_sitter.Node] = field(default_factory=dict)  # class start byte -> body
+
+
+class ClassResolver:
+    """Follows imports (and re-exports) from the quantization __init__ to the file defining a class."""
+
+    def __init__(self, tree: SourceTree, init: str) -> None:
+        self._tree = tree
+        self._init = init  # the file whose table names the classes
+        # Classes come from a query anchored at the module; imports need a walk of the whole file
+        # (they may sit inside functions), so they are read only for files a name is imported through.
+        self._classes = cache(self._read_classes)
+        self._imports = cache(self._read_imports)
+
+    def resolve_value(
+        self, value: tree_sitter.Node, locals_: dict[str, list[str]], warnings: list[str], method: str
+    ) -> Config:
+        """The config a table value names: an imported class, or a local set to one class per platform."""
+        name = text(value)
+        if value.type != "identifier":
+            warnings.append(f"{method!r} maps to {name!r}, not a class name; config class unknown.")
+            return Config()
+        candidates = locals_.get(name, []) if name not in self._imports(self._init) else []
+        refs = [ref for c in candidates or [name] if (ref := self.resolve(c, self._init))]
+        if not refs:
+            warnings.append(f"{method!r} maps to {name!r}, whose defining file was not found in the tree.")
+            return Config()
+        configs = {Config(ref.name, ref.path, self.min_capability(ref)) for ref in refs}
+        if len(configs) > 1:
+            warnings.append(
+                f"{method!r} maps to local {name!r}, set per platform to one of "
+                f"{sorted(f'{c.path}:{c.name}' for c in configs)}; only the values they share are kept."
+            )
+        return Config(
+            _shared(c.name for c in configs),
+            _shared(c.path for c in configs),
+            _shared(c.min_capability for c in configs),
+        )
+
+    def resolve(self, name: str, path: str, hops: int = 0) -> _ClassRef | None:
+        """The class `name` as seen from `path`: defined there, or imported (possibly renamed) from elsewhere."""
+        if hops > _MAX_HOPS:
+            return None
+        classes = self._classes(path).classes
+        if name in classes:
+            return _ClassRef(name, path, classes[name])
+        imports = self._imports(path)
+        if name in imports:
+            module, original = imports[name]
+            target = self._module_file(module, path)
+            if target is not None:
+                return self.resolve(original, target, hops + 1)
+        return None
+
+    def min_capability(self, ref: _ClassRef) -> int | None:
+        """The literal int get_min_capability returns, from the class or the nearest base defining it."""
+        body = self._min_capability_body(ref, 0)
+        return _literal_return(body) if body is not None else None
+
+    def _min_capability_body(self, ref: _ClassRef, hops: int) -> tree_sitter.Node | None:
+        body = self._classes(ref.path).min_capability_bodies.get(ref.node.start_byte)
+        bases = ref.node.child_by_field_name("superclasses")
+        if body is not None or bases is None or hops >= _MAX_HOPS:
+            return body
+        for base in bases.named_children:
+            parent = self.resolve(text(base), ref.path) if base.type == "identifier" else None
+            inherited = self._min_capability_body(parent, hops + 1) if parent is not None else None
+            if inherited is not None:
+                return inherited
+        return None
+
+    def _read_classes(self, path: str) -> _Classes:
+        found = _Classes()
+        for captures in matches("quantization_symbols", self._tree.parse(path).root_node, max_start_depth=0):
+            if "class.name" in captures:
+                found.classes.setdefault(text(captures["class.name"][0]), captures["class"][0])
+            elif "min_capability.body" in captures:
+                start = captures["min_capability.class"][0].start_byte
+                found.min_capability_bodies.setdefault(start, captures["min_capability.body"][0])
+        return found
+
+    def _read_imports(self, path: str) -> dict[str, tuple[str, str]]:
+        """Local name -> (module, original name) of every `from module import name [as local]` in the file."""
+        imports: dict[str, tuple[str, str]] = {}
+        for captures in matches("quantization_imports", self._tree.parse(path).root_node):
+            original = text(captures["import.name"][0])
+            local = text(captures["import.alias"][0]) if "import.alias" in captures else original
+            imports.setdefault(local, (text(captures["import.module"][0]), original))
+        return imports
+
+    def _module_file(self, module: str, importer: str) -> str | None:
+        """Repository path of a dotted (or relative, from `importer`) module, as a .py file or a package."""
+        if module.startswith("."):
+            depth = len(module) - len(module.lstrip("."))
+            package = importer.rsplit("/", 1)[0].split("/")
+            base = package[: len(package) - depth + 1]
+            parts = base + [p for p in module.lstrip(".").split(".") if p]
+        else:
+            parts = module.split(".")
+        stem = "/".join(parts)
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            if self._tree.exists(candidate):
+                return candidate
+        return None
+
+
+def _shared(values: Iterable[_T]) -> _T | None:
+    distinct = set(values)
+    return distinct.pop() if len(distinct) == 1 else None
+
+
+def _literal_return(body: tree_sitter.Node) -> int | None:
+    """The int every return in a method body gives, or None when any return is computed or they differ."""
+    values: set[object] = set()
+    stack = list(body.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type == "return_statement":
+            returned = node.named_children[0] if node.named_children else None
+            try:
+                values.add(literal(returned) if returned is not None else None)
+            except NotLiteral:
+                return None
+        stack.extend(node.named_children)
+    value = values.pop() if len(values) == 1 else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
