@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .facts_base import Fact, Strict
+from .native_formats import NativeFormats
 from .tags import normalize_tag
 
 __all__ = [
@@ -23,14 +24,6 @@ __all__ = [
     "Regime",
     "VersionGate",
 ]
-
-
-class NativeFormats(Strict):
-    """Tensor-core support in hardware; emulated or Marlin weight-only paths do not count."""
-
-    fp8: bool
-    nvfp4: bool
-    mxfp4: bool
 
 
 class Gpu(Fact):

@@ -4,6 +4,7 @@
     <cache>/trees/<tag>/            the fetched tree, with .vllm-quant-mcp-source.json saying where from
     <cache>/sdists/, <cache>/git/   what the sources keep for reuse
     <cache>/locks/<tag>.lock        one lock per tag: refreshes of a tag run one at a time
+    <cache>/index/<tag>-v<N>.sqlite the grep index of a cached tree, so a new server's first search skips the build
 
 Nothing here is ever half-written: registries go through atomic_write_text, trees
 are filled in a temporary folder and renamed into place. A cached registry that
@@ -191,6 +192,10 @@ class Store:
     @property
     def locks_dir(self) -> Path:
         return self.root / "locks"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.root / "index"
 
 
 def _is_tag(text: str) -> bool:

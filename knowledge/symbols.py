@@ -8,12 +8,12 @@ inside module-level `if`/`try`/`with` blocks (`if TYPE_CHECKING:` aliases).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import tree_sitter
-
-from .extract.nodes import line, matches, text
 from .tree import SourceTree
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 __all__ = ["Definition", "SymbolKind", "definitions"]
 
@@ -34,6 +34,12 @@ class Definition:
 
 def definitions(tree: SourceTree, relpath: str) -> list[Definition]:
     """Every class, function and module-level variable defined in one file, in source order."""
+    from .extract.nodes import (  # tree-sitter: loaded by the first lookup, not when the server starts
+        line,
+        matches,
+        text,
+    )
+
     root = tree.parse(relpath).root_node
     found: list[Definition] = []
     for captures in matches("symbols", root):
@@ -57,6 +63,8 @@ def definitions(tree: SourceTree, relpath: str) -> list[Definition]:
 
 
 def _enclosing(node: tree_sitter.Node) -> list[str]:
+    from .extract.nodes import text  # as in definitions()
+
     names: list[str] = []
     parent = node.parent
     while parent is not None:

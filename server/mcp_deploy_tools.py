@@ -9,9 +9,8 @@ from mcp.server import MCPServer
 from pydantic import Field
 
 from vllm_quant_mcp.knowledge.models.facts import ExplicitModel
-from vllm_quant_mcp.tools import pick_format as pick
 from vllm_quant_mcp.tools.context import ToolContext
-from vllm_quant_mcp.tools.pick_format import PickFormatResult
+from vllm_quant_mcp.tools.pick_models import PickFormatResult
 
 from .app import READ_ONLY, anticipated
 from .mcp_registry_tools import TagArg
@@ -43,6 +42,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         tokens that fit, caveats; what the tag or GPU cannot run is listed with the reason.
         Example: pick_format(gpu="h200", model="meta-llama/Llama-3.1-70B-Instruct", num_gpus=2)
         """
+        from vllm_quant_mcp.tools import pick_format as pick  # the knowledge base and hub client load on the first call
+
         if (model is None) == (model_figures is None):
             raise ValueError("Give exactly one of model (a repo id or directory) and model_figures.")
         chosen: str | ExplicitModel = model if model is not None else model_figures  # type: ignore[assignment]

@@ -13,10 +13,9 @@ from mcp.server import MCPServer
 from pydantic import Field
 
 from vllm_quant_mcp.tools.context import ToolContext
-from vllm_quant_mcp.tools.find_symbol import SymbolQuery, SymbolResult
-from vllm_quant_mcp.tools.grep_source import GrepQuery, GrepResult
+from vllm_quant_mcp.tools.grep_models import GrepQuery, GrepResult
 from vllm_quant_mcp.tools.read_source import ReadQuery, ReadResult
-from vllm_quant_mcp.tools.source_at_tag import grep_at_tag, read_at_tag, symbol_at_tag
+from vllm_quant_mcp.tools.symbol_models import SymbolQuery, SymbolResult
 
 from .app import READ_ONLY, anticipated
 from .mcp_registry_tools import TagArg
@@ -38,6 +37,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         where a flag, dtype or env var is handled. Example: grep_vllm_source(pattern="def get_min_capability",
         tag="v0.32.0", path_glob="vllm/model_executor/layers/quantization/**")
         """
+        from vllm_quant_mcp.tools.source_at_tag import grep_at_tag  # the index and regex load on the first call
+
         query = GrepQuery(
             pattern=pattern,
             path_glob=path_glob,
@@ -60,6 +61,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         lines (follow next_start_line). Example: read_vllm_source(path="vllm/config/cache.py", tag="v0.32.0",
         start_line=30, end_line=70)
         """
+        from vllm_quant_mcp.tools.source_at_tag import read_at_tag
+
         return read_at_tag(ctx(), ReadQuery(path=path, start_line=start_line, end_line=end_line), tag)
 
     @server.tool(annotations=READ_ONLY("Find a symbol's definition"))
@@ -74,4 +77,6 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         """Where a class, function/method or module-level name is defined in vLLM at a tag (path, line, first line,
         permalink). Example: find_symbol(name="CacheDType", tag="v0.32.0")
         """
+        from vllm_quant_mcp.tools.source_at_tag import symbol_at_tag  # tree-sitter loads on the first call
+
         return symbol_at_tag(ctx(), SymbolQuery(name=name, kind=kind), tag)

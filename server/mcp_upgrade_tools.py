@@ -8,11 +8,9 @@ from typing import Annotated, Literal
 from mcp.server import MCPServer
 from pydantic import Field
 
-from vllm_quant_mcp.tools import check_gates as gates
-from vllm_quant_mcp.tools import lookup_issue as issues
-from vllm_quant_mcp.tools.check_gates import ChangeFilter, CheckGatesResult
 from vllm_quant_mcp.tools.context import ToolContext
-from vllm_quant_mcp.tools.lookup_issue import IssueLookup, IssueSearch
+from vllm_quant_mcp.tools.gates_models import ChangeFilter, CheckGatesResult
+from vllm_quant_mcp.tools.issue_models import IssueLookup, IssueSearch
 
 from .app import READ_ONLY, anticipated
 
@@ -39,6 +37,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         Example: check_gates(from_tag="v0.27.1", to_tag="v0.32.0",
         serve_command="vllm serve m --quantization bitsandbytes --calculate-kv-scales")
         """
+        from vllm_quant_mcp.tools import check_gates as gates  # the knowledge base loads on the first call
+
         return gates.check_gates(ctx(), from_tag, to_tag, serve_command, env, gpu, model_family, registry_changes)
 
     @server.tool(annotations=READ_ONLY("Look up a vLLM issue or PR"))
@@ -52,6 +52,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         release containing the fix and how that was found, curated facts citing it, and whether the fix is in
         `tag`; says when the answer is cached or knowledge-only. Example: lookup_issue(number=38652, tag="v0.18.0")
         """
+        from vllm_quant_mcp.tools import lookup_issue as issues  # httpx, gitpython: loaded on the first call
+
         return issues.lookup_issue(ctx(), number, repo, tag)
 
     @server.tool(annotations=READ_ONLY("Search vLLM issues"))
@@ -65,4 +67,6 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         """GitHub issue and PR search in the vLLM repository: short rows (number, title, state, labels, dates,
         url, curated facts citing it). Example: search_issues(query="nvfp4 moe sm120", state="open")
         """
+        from vllm_quant_mcp.tools import lookup_issue as issues
+
         return issues.search_issues(ctx(), query, state, label, since)

@@ -9,8 +9,6 @@ comes with that tag's path, line and permalink.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.serve_command import ServeCommand, parse_serve_command
 
@@ -18,6 +16,7 @@ from .context import ToolContext
 from .gates_flags import command_findings
 from .gates_hops import walk_hops
 from .gates_models import (
+    ChangeFilter,
     CheckGatesResult,
     CitationRef,
     Evidence,
@@ -44,7 +43,6 @@ __all__ = [
     "check_gates",
 ]
 
-ChangeFilter = Literal["breaking", "all", "none"]
 _ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
 
 

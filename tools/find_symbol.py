@@ -11,12 +11,13 @@ import difflib
 from functools import lru_cache
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.index import SourceIndex
 from vllm_quant_mcp.knowledge.index.plan import plan
 from vllm_quant_mcp.knowledge.symbols import SymbolKind, definitions
 from vllm_quant_mcp.knowledge.tree import SourceTree
+
+from .symbol_models import SymbolLocation, SymbolQuery, SymbolResult
 
 __all__ = ["PYTHON_GLOB", "SymbolLocation", "SymbolQuery", "SymbolResult", "UnknownSymbolError", "find_symbol"]
 
@@ -26,37 +27,6 @@ _DEFINED = regex.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|^(\w+
 
 class UnknownSymbolError(LookupError):
     """No definition of that name (and kind) in vllm/ at this tag."""
-
-
-class SymbolQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(
-        min_length=1,
-        max_length=200,
-        pattern=r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$",
-        description="A name, or Class.method for a method: 'CacheDType', 'Fp8Config.get_min_capability'.",
-    )
-    kind: SymbolKind | None = Field(default=None, description="Only definitions of this kind.")
-
-
-class SymbolLocation(BaseModel):
-    qualified_name: str = Field(
-        description="Name with its enclosing classes/functions, e.g. 'Fp8Config.get_min_capability'."
-    )
-    kind: SymbolKind
-    path: str
-    line: int
-    end_line: int
-    first_line: str = Field(description="The definition's first source line (its signature or assignment).")
-    permalink: str
-
-
-class SymbolResult(BaseModel):
-    tag: str
-    name: str
-    definitions: list[SymbolLocation]
-    note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")
 
 
 def find_symbol(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> SymbolResult:

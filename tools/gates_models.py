@@ -7,16 +7,19 @@ hold each claim against the registry it came from.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from vllm_quant_mcp.knowledge.facts import Citation
-from vllm_quant_mcp.knowledge.facts_kinds import VersionGate
 from vllm_quant_mcp.knowledge.registry import Provenance
 from vllm_quant_mcp.knowledge.serve_command import ServeCommand
 
+if TYPE_CHECKING:  # the knowledge base's models: the server builds these shapes at start-up without loading it
+    from vllm_quant_mcp.knowledge.facts import Citation
+    from vllm_quant_mcp.knowledge.facts_kinds import VersionGate
+
 __all__ = [
+    "ChangeFilter",
     "CheckGatesResult",
     "CitationRef",
     "Evidence",
@@ -32,6 +35,7 @@ __all__ = [
     "gate_ref",
 ]
 
+ChangeFilter = Literal["breaking", "all", "none"]
 Severity = Literal["breaks", "changes", "deprecated", "info"]
 EvidenceKind = Literal["quantization_methods", "kv_cache_dtypes", "online_quantization", "cli_flags", "env_vars"]
 

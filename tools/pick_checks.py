@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel
-
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase
 from vllm_quant_mcp.knowledge.facts_kinds import Gpu
 from vllm_quant_mcp.knowledge.models.facts import ModelFacts
 from vllm_quant_mcp.knowledge.models.memory import WeightFamily
 from vllm_quant_mcp.knowledge.registry import KvCacheDtype, Provenance, QuantizationMethod, Registry
 
+from .pick_models import CheckpointSource, FlagValue
 from .pick_rules import ONLINE_FOR_FAMILY, Support, checkpoint_method, hardware_native, recipe_family
 
 __all__ = ["CheckpointSource", "FlagValue", "checkpoint_sources", "classify", "kv_problem", "serve_flags"]
-
-
-class FlagValue(BaseModel):
-    flag: str
-    value: str
-    provenance: Provenance
-
-
-class CheckpointSource(BaseModel):
-    kind: Literal["as_is", "vendor", "llm-compressor", "modelopt", "quark", "online"]
-    how: str
-    citations: list[str] = []
 
 
 def _where(p: Provenance) -> str:

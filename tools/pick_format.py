@@ -13,26 +13,31 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.facts_kinds import Affected, FormatRule, Gpu, NativeFormats
+from vllm_quant_mcp.knowledge.facts_kinds import Affected, FormatRule, Gpu
 from vllm_quant_mcp.knowledge.models.facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.models.hub import HubClient, read_local
-from vllm_quant_mcp.knowledge.models.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, MemoryEstimate, WeightFamily
+from vllm_quant_mcp.knowledge.models.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, WeightFamily
 from vllm_quant_mcp.knowledge.models.memory import estimate as estimate_memory
-from vllm_quant_mcp.knowledge.registry import Provenance, Registry
+from vllm_quant_mcp.knowledge.registry import Registry
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .context import ToolContext
-from .pick_checks import CheckpointSource, FlagValue, checkpoint_sources, classify, kv_problem, serve_flags
+from .pick_checks import checkpoint_sources, classify, kv_problem, serve_flags
+from .pick_models import (
+    Caveat,
+    CheckpointChoice,
+    ExcludedOption,
+    FormatOption,
+    GpuSummary,
+    Named,
+    PickFormatResult,
+)
 from .pick_rules import (
     ONLINE_FOR_FAMILY,
     Priority,
     Situation,
-    Support,
     checkpoint_method,
     method_family,
     relevance,
@@ -50,7 +55,6 @@ __all__ = [
     "pick_format",
 ]
 
-CheckpointChoice = Literal["any", "as_is", "online", "offline"]
 MAX_OPTIONS = 8
 
 
@@ -64,68 +68,6 @@ class ModelTooLargeError(ValueError):
 
 class ContradictoryOptionsError(ValueError):
     """Two arguments ask for things that cannot both hold."""
-
-
-class Named(BaseModel):
-    """A value read from the registry of the tag, with where it is defined."""
-
-    name: str
-    provenance: Provenance
-
-
-class Caveat(BaseModel):
-    id: str
-    text: str
-    status: str = Field(description="Pain point status, or 'gate' for a release change.")
-    fixed_in: str | None = None
-    fixed_at_tag: bool | None = Field(default=None, description="True when the tag already carries the fix.")
-    citations: list[str] = []
-
-
-class FormatOption(BaseModel):
-    rank: int
-    weight_format: WeightFamily
-    quantization: Named = Field(description="The --quantization value.")
-    kv_cache_dtype: Named = Field(description="The --kv-cache-dtype value.")
-    serve_flags: list[FlagValue] = []
-    support: Support
-    support_evidence: list[str]
-    backend_notes: list[str] = []
-    checkpoint: list[CheckpointSource] = Field(description="Ways to obtain a checkpoint this option serves.")
-    memory: MemoryEstimate
-    caveats: list[Caveat] = []
-    rule: str = Field(description="Knowledge-base format rule this option comes from, and why.")
-    citations: list[str] = []
-
-
-class ExcludedOption(BaseModel):
-    quantization: str
-    kv_cache_dtype: str | None = None
-    rule: str
-    reason: str
-    weights_gb_per_gpu: float | None = Field(default=None, description="Set when the weights alone do not fit.")
-    weight_bits: float | None = None
-
-
-class GpuSummary(BaseModel):
-    id: str
-    name: str
-    sm: int | None
-    gfx: str | None
-    memory_gb: float | None
-    native: NativeFormats
-
-
-class PickFormatResult(BaseModel):
-    tag: str
-    gpu: GpuSummary
-    num_gpus: int
-    priority: Priority
-    model: ModelFacts
-    options: list[FormatOption]
-    omitted: int = Field(default=0, description="Viable options ranked below the ones listed.")
-    excluded: list[ExcludedOption]
-    notes: list[str] = []
 
 
 @dataclass

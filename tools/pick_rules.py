@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from vllm_quant_mcp.knowledge.facts_kinds import FormatRule, Gpu, Recipe
 from vllm_quant_mcp.knowledge.models.memory import WeightFamily
+
+from .pick_models import Priority, Support
 
 __all__ = [
     "LONG_CONTEXT",
@@ -32,8 +33,6 @@ __all__ = [
     "relevance",
 ]
 
-Priority = Literal["throughput", "latency", "accuracy", "memory"]
-Support = Literal["native", "fallback", "unsupported"]
 LONG_CONTEXT = 32768
 
 METHOD_FAMILY: dict[str, WeightFamily] = {

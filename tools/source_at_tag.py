@@ -18,7 +18,7 @@ __all__ = ["grep_at_tag", "read_at_tag", "symbol_at_tag"]
 
 def grep_at_tag(ctx: ToolContext, query: GrepQuery, tag: str | None = None) -> GrepResult:
     tree, note = ctx.tree(tag)
-    return grep_vllm_source(tree, index_for(tree), query).model_copy(update={"note": note})
+    return grep_vllm_source(tree, index_for(tree, ctx.store.index_dir), query).model_copy(update={"note": note})
 
 
 def read_at_tag(ctx: ToolContext, query: ReadQuery, tag: str | None = None) -> ReadResult:
@@ -28,4 +28,4 @@ def read_at_tag(ctx: ToolContext, query: ReadQuery, tag: str | None = None) -> R
 
 def symbol_at_tag(ctx: ToolContext, query: SymbolQuery, tag: str | None = None) -> SymbolResult:
     tree, note = ctx.tree(tag)
-    return find_symbol(tree, index_for(tree), query).model_copy(update={"note": note})
+    return find_symbol(tree, index_for(tree, ctx.store.index_dir), query).model_copy(update={"note": note})

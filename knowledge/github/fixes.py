@@ -17,14 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from ..facts import KnowledgeBase
 from ..facts_kinds import PainPoint, VersionGate
 from ..sources.git import GitSource
 from ..tags import InvalidTagError, normalize_tag, tag_key
+from .models import FirstRelease, FixMethod, Verdict
 
 __all__ = [
     "FirstRelease",
@@ -38,18 +37,7 @@ __all__ = [
     "fixed_in_release",
 ]
 
-FixMethod = Literal["git_tag_contains", "release_notes", "knowledge_base", "none"]
-Verdict = Literal["yes", "no", "unknown"]
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
-
-
-class FirstRelease(BaseModel):
-    tag: str | None = Field(description="First release containing the fix; None when no method could tell.")
-    method: FixMethod
-    detail: str = Field(description="What the method looked at, e.g. the commit or the release whose notes name it.")
-    certain: bool = Field(description="Whether releases before `tag` are known not to contain the fix.")
-    containing: list[str] = Field(default=[], description="git only: local release tags that contain the commit.")
-    checked: list[str] = Field(default=[], description="git only: release tags the local repository holds.")
 
 
 def check_sha(sha: str) -> str:

@@ -6,27 +6,14 @@ agent reads "fixed", while the curated fact says the problem is still there.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from ..facts import KnowledgeBase
 from ..facts_base import Fact, IssueCitation, PrCitation
 from ..facts_kinds import PainPoint, VersionGate
-from .fixes import FirstRelease
+from .models import FirstRelease, KbFact
 
 __all__ = ["KbFact", "LiveState", "disagreements", "facts_about"]
-
-
-class KbFact(BaseModel):
-    id: str
-    kind: str = Field(description="Knowledge-base kind: pain_points, version_gates, methods, ...")
-    cited_as: Literal["issue", "pr"]
-    summary: str
-    status: str | None = Field(default=None, description="Pain points: fixed, open, wont_fix, closed_unfixed, rfc.")
-    fixed_in: str | None = None
-    version: str | None = Field(default=None, description="Version gates: the release the change landed in.")
-    workaround: str | None = None
 
 
 class LiveState(BaseModel):

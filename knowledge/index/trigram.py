@@ -5,10 +5,16 @@ positions): it answers "which files contain all these trigrams" in about a milli
 and is built in C. Only the files it names are then scanned by the real regex. The
 file set is ripgrep's with `--no-ignore --hidden`: every regular file, binary files
 (a NUL byte) skipped, symbolic links not followed; `.git` directories are skipped too.
+
+Building the table takes most of the time (seconds on a full tree), so a built one can be
+saved to a file (`saved`): the next process copies it into memory instead. It is used only
+when it was built from the same files, byte for byte (a digest of every path and content,
+read anyway since the search needs the texts), under the same INDEX_FORMAT.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -21,33 +27,45 @@ from ..tree import SourceTree
 from .globs import compile_glob
 from .plan import Plan, fts_query
 
-__all__ = ["SourceIndex", "index_for"]
+__all__ = ["INDEX_FORMAT", "SourceIndex", "index_for"]
+
+INDEX_FORMAT = 1  # bump when the table layout or the file-set rules change: older saved indexes are then ignored
 
 
 class SourceIndex:
-    def __init__(self, paths: Sequence[str], texts: Sequence[str], build_seconds: float) -> None:
+    def __init__(
+        self, paths: Sequence[str], texts: Sequence[str], build_seconds: float, db: sqlite3.Connection | None = None
+    ) -> None:
         self.paths = tuple(paths)
         self.texts = tuple(texts)
         self.build_seconds = build_seconds
+        self.loaded_from: Path | None = None  # the saved index it was copied from, when it was
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._db.execute("CREATE VIRTUAL TABLE grams USING fts5(body, tokenize='trigram', detail='none', content='')")
-        self._db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", enumerate(self.texts))
-        self._db.execute("INSERT INTO grams(grams) VALUES ('optimize')")
-        self._db.commit()
+        self._db = db if db is not None else _fresh_table(self.texts)
         self._by_glob: dict[str, frozenset[int]] = {}
 
     @classmethod
-    def build(cls, root: Path) -> SourceIndex:
+    def build(cls, root: Path, saved: Path | None = None) -> SourceIndex:
+        """The index of every text file under root; read from `saved` when that holds these files' index, else
+        built (and written to `saved`, if given, for the next process)."""
         started = time.perf_counter()
         paths: list[str] = []
         texts: list[str] = []
+        digest = hashlib.blake2b(str(INDEX_FORMAT).encode(), digest_size=20)
         for relpath in _walk(root):
             data = (root / relpath).read_bytes()
             if b"\0" not in data:
                 paths.append(relpath)
                 texts.append(data.decode("utf-8", errors="replace"))
-        index = cls(paths, texts, 0.0)
+                digest.update(f"\0{relpath}\0{len(data)}\0".encode())
+                digest.update(data)
+        files = digest.hexdigest()
+        db = _load(saved, files) if saved is not None else None
+        index = cls(paths, texts, 0.0, db)
+        if db is not None:
+            index.loaded_from = saved
+        elif saved is not None:
+            _save(index._db, saved, files)
         index.build_seconds = time.perf_counter() - started
         return index
 
@@ -74,6 +92,52 @@ class SourceIndex:
         return ids
 
 
+def _fresh_table(texts: Sequence[str]) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    db.execute("CREATE VIRTUAL TABLE grams USING fts5(body, tokenize='trigram', detail='none', content='')")
+    db.executemany("INSERT INTO grams(rowid, body) VALUES (?, ?)", enumerate(texts))
+    db.execute("INSERT INTO grams(grams) VALUES ('optimize')")
+    db.commit()
+    return db
+
+
+def _load(saved: Path, files: str) -> sqlite3.Connection | None:
+    """The saved table copied into memory, or None when it is missing, unreadable or of other files."""
+    if not saved.is_file():
+        return None
+    try:
+        disk = sqlite3.connect(f"{saved.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = disk.execute("SELECT value FROM built_from WHERE key = 'files'").fetchone()
+            if row is None or row[0] != files:
+                return None
+            memory = sqlite3.connect(":memory:", check_same_thread=False)
+            disk.backup(memory)
+        finally:
+            disk.close()
+    except sqlite3.Error:  # truncated or not a database: rebuilt and overwritten by the caller
+        return None
+    return memory
+
+
+def _save(db: sqlite3.Connection, saved: Path, files: str) -> None:
+    """Write the table to `saved` through a temporary file and a rename, so readers never see half of it."""
+    partial = saved.with_name(f".{saved.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        disk = sqlite3.connect(partial)
+        try:
+            db.backup(disk)
+            disk.execute("CREATE TABLE built_from(key TEXT PRIMARY KEY, value TEXT)")
+            disk.execute("INSERT INTO built_from VALUES ('files', ?)", (files,))
+            disk.commit()
+        finally:
+            disk.close()
+        os.replace(partial, saved)
+    except (OSError, sqlite3.Error):  # a read-only or full cache costs the next start a rebuild, not this search
+        partial.unlink(missing_ok=True)
+
+
 def _walk(root: Path) -> list[str]:
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -87,10 +151,14 @@ def _walk(root: Path) -> list[str]:
 
 
 @lru_cache(maxsize=2)
-def _index_at(root: Path) -> SourceIndex:
-    return SourceIndex.build(root)
+def _index_at(root: Path, saved: Path | None) -> SourceIndex:
+    return SourceIndex.build(root, saved)
 
 
-def index_for(tree: SourceTree) -> SourceIndex:
-    """The index of a tree, built on first use and kept for the next searches (two trees at most)."""
-    return _index_at(tree.root)
+def index_for(tree: SourceTree, index_dir: Path | None = None) -> SourceIndex:
+    """The index of a tree, built on first use and kept for the next searches (two trees at most).
+
+    With index_dir (the store's), it is also saved there as `<tag>-v<INDEX_FORMAT>.sqlite` for the next process.
+    """
+    saved = index_dir / f"{tree.tag}-v{INDEX_FORMAT}.sqlite" if index_dir is not None else None
+    return _index_at(tree.root, saved)

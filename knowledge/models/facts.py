@@ -9,11 +9,12 @@ attention keeps a fixed state and sliding-window layers stop at the window.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .hub import ModelFiles
+if TYPE_CHECKING:  # hub loads httpx and diskcache; these models are result shapes the server lists at start-up
+    from .hub import ModelFiles
 
 __all__ = [
     "DTYPE_BYTES",

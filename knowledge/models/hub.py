@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import diskcache  # type: ignore[import-untyped]
+import diskcache
 import httpx
 from pydantic import BaseModel, ConfigDict
 
