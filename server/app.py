@@ -35,7 +35,7 @@ INSTRUCTIONS = (
 
 def READ_ONLY(title: str) -> ToolAnnotations:
     """Every tool here only reads: vLLM source, registries, and the knowledge base."""
-    return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+    return ToolAnnotations(title=title, read_only_hint=True)
 
 
 def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
@@ -76,6 +76,7 @@ class CompactSchemaServer(MCPServer):
         return [
             tool.model_copy(
                 update={
+                    "description": " ".join((tool.description or "").split()),
                     "input_schema": compact_input_schema(tool.input_schema),
                     "output_schema": shallow_output_schema(tool.output_schema),
                 }

@@ -58,11 +58,11 @@ def registry(args: argparse.Namespace) -> int:
             return 2
         if args.json:  # the script contract: the whole registry, every kind
             return _run(args, lambda: make_context(args.tag).registry(args.tag), str)
-        return _run(args, lambda: registry_view.get_registry(make_context(args.tag), args.tag), text_output.summary)
+        return _run(args, lambda: registry_view.get_registry(make_context(args.tag), args.tag), text_output.registry)
     return _run(
         args,
-        lambda: registry_view.get_registry_kind(make_context(args.tag), args.kind, args.tag, args.contains),
-        text_output.kind_view,
+        lambda: registry_view.get_registry(make_context(args.tag), args.tag, args.kind, args.contains),
+        text_output.registry,
     )
 
 

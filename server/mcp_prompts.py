@@ -34,7 +34,7 @@ def upgrade_audit_text(from_tag: str, to_tag: str, serve_command: str | None) ->
 1. Call check_gates(from_tag="{from_tag}", to_tag="{to_tag}"{command}).
 2. For every finding that breaks or changes meaning, give the action and its citation.
 3. For issue or PR numbers in the findings, call lookup_issue(number=N, tag="{to_tag}") (closed is not fixed).
-4. If a flag or value moved, confirm with get_registry_kind or grep_vllm_source at {to_tag}.
+4. If a flag or value moved, confirm with get_registry(kind=...) or grep_vllm_source at {to_tag}.
 Answer with a table: flag or env var, what happens at {to_tag}, the action, the evidence (tag, path:line)."""
 
 

@@ -11,13 +11,13 @@ from pydantic import Field
 from vllm_quant_mcp.knowledge.diff import RegistryDiff
 from vllm_quant_mcp.tools import registry_view
 from vllm_quant_mcp.tools.context import ToolContext
-from vllm_quant_mcp.tools.registry_view import RegistryKind, RegistryKindView, RegistrySummary, TagList
+from vllm_quant_mcp.tools.registry_view import RegistryKind, RegistryView, TagList
 
 from .app import READ_ONLY, anticipated
 
 TagArg = Annotated[
     str | None,
-    Field(description="vLLM release tag such as v0.32.0; default: the server's pinned tag (see list_tags)."),
+    Field(description="Release tag, e.g. v0.32.0; default: the pinned tag."),
 ]
 
 
@@ -31,28 +31,18 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         """
         return registry_view.list_tags(ctx())
 
-    @server.tool(annotations=READ_ONLY("Registry summary of a tag"))
+    @server.tool(annotations=READ_ONLY("Registry of a tag"))
     @anticipated
-    def get_registry(tag: TagArg = None) -> RegistrySummary:
-        """Counts per registry kind at a tag (quantization methods, KV-cache dtypes, online quantization,
-        backends, CLI flags, env vars, platforms), with notes on kinds the release lacks.
-        Then call get_registry_kind for the entries. Example: get_registry(tag="v0.32.0")
-        """
-        return registry_view.get_registry(ctx(), tag)
-
-    @server.tool(annotations=READ_ONLY("Registry entries of one kind"))
-    @anticipated
-    def get_registry_kind(
-        kind: Annotated[RegistryKind, Field(description="Which registry, e.g. kv_cache_dtypes or cli_flags.")],
+    def get_registry(
         tag: TagArg = None,
-        contains: Annotated[
-            str | None, Field(max_length=100, description="Keep names containing this text, e.g. 'fp8'.")
-        ] = None,
-    ) -> RegistryKindView:
-        """The entries of one registry kind at a tag, each with source path, line and permalink, e.g. every
-        `--kv-cache-dtype` value. Example: get_registry_kind(kind="kv_cache_dtypes", tag="v0.32.0")
+        kind: Annotated[RegistryKind | None, Field(description="One kind's entries; default: counts per kind.")] = None,
+        contains: Annotated[str | None, Field(max_length=100, description="With kind: names containing this.")] = None,
+    ) -> RegistryView:
+        """What a release accepts, read from its source: counts per kind (quantization methods, KV-cache dtypes,
+        online quantization, backends, CLI flags, env vars, platforms), or one kind's entries with path, line
+        and permalink. Example: get_registry(tag="v0.32.0", kind="kv_cache_dtypes")
         """
-        return registry_view.get_registry_kind(ctx(), kind, tag, contains)
+        return registry_view.get_registry(ctx(), tag, kind, contains)
 
     @server.tool(annotations=READ_ONLY("Diff two tags"))
     @anticipated

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # rendering needs none of these at run time, and `serve` must
     from vllm_quant_mcp.tools.lookup_issue import IssueLookup, IssueSearch
     from vllm_quant_mcp.tools.pick_format import PickFormatResult
     from vllm_quant_mcp.tools.read_source import ReadResult
-    from vllm_quant_mcp.tools.registry_view import RegistryKindView, RegistrySummary, TagList
+    from vllm_quant_mcp.tools.registry_view import RegistryView, TagList
     from vllm_quant_mcp.tools.render_serve_cmd import RenderResult
 
 
@@ -23,7 +23,7 @@ def tag_list(result: TagList) -> str:
     return "\n".join(f"{t}{'  (default)' if t == result.default_tag else ''}" for t in result.tags)
 
 
-def summary(result: RegistrySummary) -> str:
+def _summary(result: RegistryView) -> str:
     origin = result.source.commit or result.source.sha256 or ""
     lines = [f"vLLM {result.tag}  (from {result.source.kind}: {result.source.origin} {origin[:12]})".rstrip()]
     for k in result.kinds:
@@ -36,7 +36,9 @@ def _details(details: dict[str, Any]) -> str:
     return "  ".join(f"{k}={v}" for k, v in details.items() if v not in (None, False, [], ""))
 
 
-def kind_view(result: RegistryKindView) -> str:
+def registry(result: RegistryView) -> str:
+    if result.kind is None:
+        return _summary(result)
     shown = len(result.entries)
     head = f"{result.kind} at {result.tag}: {shown}" + (f" of {result.total}" if shown != result.total else "")
     lines = [head + (f"  — {result.note}" if result.note else "")]

@@ -8,15 +8,14 @@ from that release, so removals come with the release that made them. `ok` and
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from vllm_quant_mcp.knowledge.deploy_files import FileKind, find_invocations
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.serve_command import ServeCommandError
 
+from .audit_models import AuditReport, InvocationAudit
 from .check_gates import check_gates
 from .context import ToolContext
-from .gates_models import Finding, GateMatch
+from .gates_models import Finding
 from .gates_walk import find_flag
 from .render_validate import known_at
 
@@ -24,32 +23,6 @@ __all__ = ["AuditReport", "InvocationAudit", "audit"]
 
 _RISKY = ("changes", "deprecated")
 _VALUE_KINDS = {"--quantization": "quantization_methods", "--kv-cache-dtype": "kv_cache_dtypes"}
-
-
-class InvocationAudit(BaseModel):
-    where: str = Field(description="Where in the file, e.g. 'line 12' or 'Deployment/llama container vllm'.")
-    line: int
-    command: str = Field(description="The invocation as a `vllm serve` line.")
-    env: list[str] = Field(description="Names of the variables the process sees from the file.")
-    from_tag: str | None = Field(description="The release the file pins, when the store knows it.")
-    pinned_by: str | None = None
-    invalid: bool = Field(description="True when vLLM at the tag would reject something here.")
-    error: str | None = Field(default=None, description="Why the invocation could not be read (not counted invalid).")
-    findings: list[Finding] = []
-    gates: list[GateMatch] = Field(default=[], description="Curated gates crossed from from_tag that concern it.")
-    notes: list[str] = []
-
-
-class AuditReport(BaseModel):
-    tag: str
-    filename: str
-    file_kind: FileKind
-    ok: bool = Field(description="False when any invocation holds something the tag rejects; exit non-zero then.")
-    invalid_count: int = Field(description="Findings of severity 'breaks' across the file.")
-    risky_count: int = Field(description="Findings of severity 'changes' or 'deprecated'.")
-    unreadable_count: int
-    summary: str
-    invocations: list[InvocationAudit]
 
 
 def audit(

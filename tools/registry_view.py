@@ -1,8 +1,8 @@
 """`get_registry`, `list_tags` and `diff_tags`: the registries as agents read them.
 
-The whole registry of a tag runs to ~100 kB of JSON (CLI flags dominate), more
-than an agent should pay for one question, so without `kind` the answer is a
-summary and the entries come one kind at a time, filterable by substring.
+The whole registry of a tag runs to ~190 kB of JSON (CLI flags and env vars
+dominate), more than an agent should pay for one question, so without `kind` the
+answer is a summary and the entries come one kind at a time, filterable by substring.
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ __all__ = [
     "EntryView",
     "KindSummary",
     "RegistryKind",
-    "RegistryKindView",
-    "RegistrySummary",
+    "RegistryView",
     "TagList",
     "diff_tags",
     "get_registry",
-    "get_registry_kind",
     "list_tags",
 ]
 
@@ -50,13 +48,6 @@ class KindSummary(BaseModel):
     note: str | None = None
 
 
-class RegistrySummary(BaseModel):
-    tag: str
-    source: SourceInfo
-    kinds: list[KindSummary]
-    hint: str = "Call again with kind=... for the entries of one kind, each with path, line and permalink."
-
-
 class EntryView(BaseModel):
     """One registry entry in a shape shared by every kind; kind-specific fields sit in `details`."""
 
@@ -70,11 +61,15 @@ class EntryView(BaseModel):
         return cls(name=entry.name, provenance=entry.provenance, details=extra)
 
 
-class RegistryKindView(BaseModel):
+class RegistryView(BaseModel):
+    """Without `kind`: the counts per kind. With it: that kind's entries, each with path, line and permalink."""
+
     tag: str
-    kind: str
-    total: int = Field(description="Entries of this kind at the tag, before the `contains` filter.")
-    entries: list[EntryView]
+    source: SourceInfo
+    kinds: list[KindSummary] = Field(description="Counts per kind; empty when one kind was asked for.")
+    kind: str | None = None
+    total: int | None = Field(default=None, description="Entries of `kind` at the tag, before `contains`.")
+    entries: list[EntryView] = []
     note: str | None = None
 
 
@@ -87,25 +82,25 @@ def _note(notes: dict[str, str], kind: str) -> str | None:
     return notes.get(kind) or notes.get(kind.partition(".")[0])
 
 
-def get_registry(ctx: ToolContext, tag: str | None = None) -> RegistrySummary:
+def get_registry(
+    ctx: ToolContext, tag: str | None = None, kind: RegistryKind | None = None, contains: str | None = None
+) -> RegistryView:
     registry = ctx.registry(tag)
-    return RegistrySummary(
-        tag=registry.tag,
-        source=registry.source,
-        kinds=[
+    if kind is None:
+        if contains:
+            raise ValueError(
+                f"contains={contains!r} filters the entries of one kind; pass kind too, e.g. kind='cli_flags'."
+            )
+        summaries = [
             KindSummary(kind=k, count=len(entries_of(registry, k)), note=_note(registry.notes, k)) for k in DIFF_KINDS
-        ],
-    )
-
-
-def get_registry_kind(
-    ctx: ToolContext, kind: RegistryKind, tag: str | None = None, contains: str | None = None
-) -> RegistryKindView:
-    registry = ctx.registry(tag)
+        ]
+        return RegistryView(tag=registry.tag, source=registry.source, kinds=summaries)
     entries = entries_of(registry, kind)
     needle = (contains or "").lower()
-    return RegistryKindView(
+    return RegistryView(
         tag=registry.tag,
+        source=registry.source,
+        kinds=[],
         kind=kind,
         total=len(entries),
         entries=[EntryView.of(e) for e in entries if needle in e.name.lower()],

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
-from .render_validate import FlagUse
+from .render_models import FlagUse, OutputFormat
 
 __all__ = ["IMAGE", "OutputFormat", "docker_line", "k8s_container", "python_call", "shell_line"]
 
-OutputFormat = Literal["shell", "argv", "docker", "k8s", "python"]
 IMAGE = "vllm/vllm-openai"
 _INDENT = "  "
 _INT = re.compile(r"^-?\d+$")

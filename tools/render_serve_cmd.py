@@ -13,8 +13,6 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.facts_kinds import Gpu
 from vllm_quant_mcp.knowledge.registry import BackendEntry, CliFlag, Provenance, Registry
@@ -23,9 +21,9 @@ from vllm_quant_mcp.knowledge.serve_command import ServeCommandError, ServeFlag,
 from .context import ToolContext
 from .gates_models import CitationRef
 from .pick_format import resolve_gpu
-from .render_formats import OutputFormat, docker_line, k8s_container, python_call, shell_line
+from .render_formats import docker_line, k8s_container, python_call, shell_line
+from .render_models import EnvUse, FlagUse, OutputFormat, RenderResult
 from .render_validate import (
-    FlagUse,
     InvalidServeArgsError,
     Notes,
     check_gpu,
@@ -52,24 +50,6 @@ _TYPED = {
     "--linear-backend": "linear_backend",
     "--moe-backend": "moe_backend",
 }
-
-
-class EnvUse(BaseModel):
-    name: str
-    value: str
-    provenance: Provenance | None = Field(description="Where vllm/envs.py defines it; None for non-VLLM_ variables.")
-
-
-class RenderResult(BaseModel):
-    tag: str
-    format: OutputFormat
-    output: str | list[str] = Field(description="The command in the requested format (a list for argv).")
-    argv: list[str] = Field(description="The full argv, starting with 'vllm', 'serve', <model>.")
-    env: list[EnvUse]
-    flags: list[FlagUse] = Field(description="Every flag rendered, in order, with where the tag defines it.")
-    gpu: str | None = Field(description="Knowledge-base GPU id capability was checked against.")
-    warnings: list[str]
-    citations: list[CitationRef]
 
 
 class _Builder:

@@ -13,11 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pydantic import BaseModel, Field
-
 from vllm_quant_mcp.knowledge.facts import KnowledgeBase
 from vllm_quant_mcp.knowledge.facts_kinds import Gpu, VersionGate
-from vllm_quant_mcp.knowledge.registry import CliFlag, Provenance, QuantizationMethod, Registry
+from vllm_quant_mcp.knowledge.registry import CliFlag, QuantizationMethod, Registry
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .context import ToolContext
@@ -29,7 +27,6 @@ from .pick_rules import method_family
 
 __all__ = [
     "FP8_REDIRECT_GATE",
-    "FlagUse",
     "InvalidServeArgsError",
     "Notes",
     "check_gpu",
@@ -47,18 +44,6 @@ T = TypeVar("T")
 
 class InvalidServeArgsError(ValueError):
     """An argument names something the tag lacks, or two arguments contradict; the message says the fix."""
-
-
-class FlagUse(BaseModel):
-    """One flag of the rendered command and where the tag defines it (and its value, when that is an entry)."""
-
-    flag: str
-    value: str | None = Field(description="As rendered; None for a boolean flag.")
-    field: str | None = Field(description="The EngineArgs field it sets (the LLM() keyword).")
-    provenance: Provenance
-    value_provenance: Provenance | None = Field(
-        default=None, description="Where the value is defined: its method, KV dtype, backend or config-key entry."
-    )
 
 
 @dataclass

@@ -73,7 +73,7 @@ async def test_a_client_with_the_token_lists_tools_and_reads_a_registry(server_u
     ):
         await session.initialize()
         tools = await session.list_tools()
-        result = await session.call_tool("get_registry_kind", {"kind": "kv_cache_dtypes", "tag": "v0.32.0"})
+        result = await session.call_tool("get_registry", {"kind": "kv_cache_dtypes", "tag": "v0.32.0"})
     assert "grep_vllm_source" in {t.name for t in tools.tools}
     assert (result.structured_content or {})["total"] == 19
 

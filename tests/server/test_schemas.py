@@ -17,7 +17,7 @@ def test_input_compaction_drops_derived_titles_but_keeps_a_property_named_title(
     }
 
 
-def test_output_schema_keeps_the_top_level_types_enums_and_required_fields() -> None:
+def test_output_schema_keeps_the_top_level_names_types_and_enums() -> None:
     schema = {
         "type": "object",
         "$defs": {"Hit": {"type": "object", "properties": {"line": {"type": "integer"}}}},
@@ -34,8 +34,14 @@ def test_output_schema_keeps_the_top_level_types_enums_and_required_fields() -> 
         "properties": {
             "tag": {"type": "string"},
             "hits": {"type": "array", "items": {"type": "object"}},
-            "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "note": {"type": ["string", "null"]},
             "mode": {"type": "string", "enum": ["a", "b"]},
         },
-        "required": ["tag", "hits"],
     }
+
+
+def test_input_compaction_writes_an_optional_string_as_a_type_list_without_a_null_default() -> None:
+    schema = {"properties": {"tag": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}}}
+    assert compact_input_schema(schema) == {"properties": {"tag": {"type": ["string", "null"]}}}
+    bounded = {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}
+    assert compact_input_schema(bounded) == bounded  # constraints inside a member keep the anyOf

@@ -32,7 +32,7 @@ async def test_kv_cache_dtypes_over_stdio_match_the_cachedtype_literal_of_the_re
     tree = release_tree("0.32.0")
     expected = _literal_names(tree.root / "vllm/config/cache.py", "CacheDType")
     async with stdio_session(tmp_path) as session:
-        result = await session.call_tool("get_registry_kind", {"kind": "kv_cache_dtypes", "tag": "v0.32.0"})
+        result = await session.call_tool("get_registry", {"kind": "kv_cache_dtypes", "tag": "v0.32.0"})
     assert not result.is_error, result.content
     data: dict[str, Any] = result.structured_content or {}
     assert [e["name"] for e in data["entries"]] == expected
@@ -46,7 +46,7 @@ async def test_quantization_methods_over_stdio_match_the_literal_and_say_which_a
     tree = release_tree("0.32.0")
     expected = _literal_names(tree.root / "vllm/model_executor/layers/quantization/__init__.py", "QuantizationMethods")
     async with stdio_session(tmp_path) as session:
-        result = await session.call_tool("get_registry_kind", {"kind": "quantization_methods", "tag": "v0.32.0"})
+        result = await session.call_tool("get_registry", {"kind": "quantization_methods", "tag": "v0.32.0"})
     entries = (result.structured_content or {})["entries"]
     assert [e["name"] for e in entries if e["details"]["accepted_by_cli"]] == expected
     assert sorted(e["name"] for e in entries if e["details"]["deprecated"]) == ["fbgemm_fp8", "fp_quant"]
