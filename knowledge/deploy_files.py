@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["DeployFileError", "FileKind", "Invocation", "detect_kind", "find_invocations"]
 
@@ -239,22 +242,32 @@ def _pip_pin(text: str) -> tuple[str, str] | None:
 # -- YAML ------------------------------------------------------------------------------------------------
 
 
-class _LineLoader(yaml.SafeLoader):
-    """Safe loading that records each mapping's first line under the key `__line__`."""
+@cache
+def _line_loader() -> type[yaml.SafeLoader]:
+    """Safe loading that records each mapping's first line under the key `__line__`.
 
+    Built on first use: yaml is imported only when a manifest is read, not when the
+    server registers the audit tool.
+    """
+    import yaml
 
-def _mapping_with_line(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
+    def mapping_with_line(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        mapping = loader.construct_mapping(node, deep=True)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
 
+    class LineLoader(yaml.SafeLoader):
+        pass
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping_with_line)
+    return LineLoader
 
 
 def _yaml_documents(text: str, filename: str) -> list[Any]:
+    import yaml
+
     try:
-        return [d for d in yaml.load_all(text, Loader=_LineLoader) if d is not None]  # _LineLoader is a SafeLoader
+        return [d for d in yaml.load_all(text, Loader=_line_loader()) if d is not None]  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise DeployFileError(f"{filename} is not valid YAML: {exc}") from exc
 
