@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -13,8 +14,11 @@ DATA_SUFFIXES = (".py", ".scm", ".json", ".yaml")
 
 
 def test_wheel_contains_every_source_and_data_file_under_the_one_import_package(tmp_path: Path) -> None:
+    # Build from a copy: setuptools writes build/ and *.egg-info into the source it builds.
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
     )
