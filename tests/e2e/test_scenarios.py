@@ -67,8 +67,9 @@ def _flag_names(tag: str) -> set[str]:
 async def _call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await session.call_tool(tool, arguments)
     assert not result.is_error, f"{tool}({arguments}) failed: {result.content}"
-    assert result.structured_content is not None
-    return result.structured_content
+    data: dict[str, Any] | None = result.structured_content
+    assert data is not None
+    return data
 
 
 def _shell_words(line: str) -> list[str]:
@@ -174,9 +175,7 @@ def _upstream_history(path: Path) -> dict[int, str]:
     with repo.config_writer() as config:
         config.set_value("user", "name", "test")
         config.set_value("user", "email", "test@example.invalid")
-    releases = sorted(
-        {t for span in UPSTREAM_MERGES.values() for t in span}, key=lambda t: [int(p) for p in t[1:].split(".")]
-    )
+    releases = sorted({t for span in UPSTREAM_MERGES.values() for t in span}, key=_tag_key)
     merges: dict[int, str] = {}
     for tag in releases:
         for number, (_, lands_in) in UPSTREAM_MERGES.items():
@@ -193,10 +192,8 @@ def _upstream_history(path: Path) -> dict[int, str]:
 
 @pytest.fixture
 def upstream(tmp_path: Path) -> Iterator[Upstream]:
-    """GitHub serving the PRs of UPSTREAM_MERGES as merged, and their history cloned where lookup_issue reads git.
-
-    `cache` is the server cache this fixture fills: tmp_path/cache.
-    """
+    """GitHub serving the PRs of UPSTREAM_MERGES as merged; their history cloned into the server cache tmp_path/cache,
+    where lookup_issue runs `git tag --contains`."""
     merges = _upstream_history(tmp_path / "upstream")
     git.Repo.clone_from(str(tmp_path / "upstream"), str(tmp_path / "cache" / "git" / "vllm.git"), bare=True)
     with GitHubApi() as api:
@@ -213,6 +210,12 @@ def upstream(tmp_path: Path) -> Iterator[Upstream]:
             )
             api.pulls[number] = pull_json(VLLM_REPO, number, sha)
         yield Upstream(api, merges)
+
+
+def _pr(label: str) -> int:
+    """The PR number of a citation label such as 'PR #49389'; 0 for any other citation."""
+    match = re.fullmatch(r"PR #(\d+)", label)
+    return int(match.group(1)) if match else 0
 
 
 def _serve_line(script: str) -> list[str]:
@@ -258,9 +261,7 @@ async def test_a_v0_27_script_audited_for_v0_32_names_the_removed_flags_and_thei
             {"from_tag": invocation["from_tag"], "to_tag": "v0.32.0", "serve_command": invocation["command"]},
         )
         breaking = [f for f in gates["findings"] if f["severity"] == "breaks"]
-        cited = sorted(
-            {int(c["label"].split("#")[1]) for f in breaking for c in f["citations"] if "PR #" in c["label"]}
-        )
+        cited = sorted({_pr(c["label"]) for f in breaking for c in f["citations"] if _pr(c["label"])})
         lookups = {n: await _call(session, "lookup_issue", {"number": n, "tag": "v0.32.0"}) for n in cited}
         before = await _call(session, "lookup_issue", {"number": cited[0], "tag": invocation["from_tag"]})
 
@@ -284,7 +285,7 @@ async def test_a_v0_27_script_audited_for_v0_32_names_the_removed_flags_and_thei
         }
 
     assert cited == sorted(UPSTREAM_MERGES)
-    gate_version = {int(c["label"].split("#")[1]): f["changed_at"] for f in breaking for c in f["citations"]}
+    gate_version = {_pr(c["label"]): f["changed_at"] for f in breaking for c in f["citations"] if _pr(c["label"])}
     for number, lookup in lookups.items():
         assert lookup["kind"] == "pr" and lookup["pull"]["merged"] is True
         assert lookup["pull"]["merge_commit_sha"] == upstream.merge_commits[number]
