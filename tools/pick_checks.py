@@ -36,7 +36,10 @@ def classify(
         listed = f"listed by RocmPlatform at {_where(rocm.provenance)}" if rocm else "no ROCm list at this tag"
         return ("native" if native else "fallback"), [f"{entry.name} {listed}", why]
     floor = entry.min_capability
-    where = f"{entry.name} get_min_capability() = {floor} at {_where(entry.provenance)}"
+    # The registry records the value, not the line of get_min_capability: name the class and its file
+    # (find_symbol gives the line), never the --quantization list entry as if it defined the value.
+    defined_in = f" in {entry.config_path}" if entry.config_path else ""
+    where = f"{entry.name}: {entry.config_class}.get_min_capability() = {floor}{defined_in}"
     if floor is not None and floor >= 0 and gpu.sm is not None and gpu.sm < floor:
         return "unsupported", [f"{where}; {gpu.id} is SM{gpu.sm}, below the lowest SM vLLM accepts"]
     if floor is None:

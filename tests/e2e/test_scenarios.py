@@ -401,10 +401,6 @@ async def test_nvfp4_kv_on_h200_is_listed_at_both_tags_but_only_v0_32_has_the_fa
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pick_format's exclusion reason for NVFP4 KV on H200 at v0.31.0 claims an FA2 path that v0.31.0 lacks",
-)
 async def test_pick_format_at_v0_31_does_not_send_nvfp4_kv_on_h200_to_an_fa2_path_the_release_lacks(
     cache_with_trees: Path, hub: HubServer
 ) -> None:
