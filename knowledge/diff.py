@@ -6,7 +6,7 @@ agent asking "what changed" wants names and meanings, not reflowed files.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -19,13 +19,15 @@ __all__ = [
     "FieldChange",
     "KindDiff",
     "RegistryDiff",
+    "RegistryKind",
     "diff_kind",
     "diff_registries",
     "entries_of",
 ]
 
-# Backends are three lists of their own: a MoE backend renamed is not a linear one.
-DIFF_KINDS: tuple[str, ...] = (
+# The registry's kinds as tools name them. Backends are three lists of their own: a MoE
+# backend renamed is not a linear one.
+RegistryKind = Literal[
     "quantization_methods",
     "kv_cache_dtypes",
     "online_quantization",
@@ -35,7 +37,8 @@ DIFF_KINDS: tuple[str, ...] = (
     "cli_flags",
     "env_vars",
     "platforms",
-)
+]
+DIFF_KINDS: tuple[RegistryKind, ...] = get_args(RegistryKind)
 
 
 class DiffEntry(BaseModel):

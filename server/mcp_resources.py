@@ -28,7 +28,7 @@ def _read(ctx: Callable[[], ToolContext], tag: str, kind: str) -> str:
     if kind not in DIFF_KINDS:
         raise ResourceError(f"unknown registry kind {kind!r}; choose one of: {', '.join(DIFF_KINDS)}")
     try:
-        view = registry_view.get_registry(ctx(), tag, kind)  # type: ignore[arg-type]
+        view = registry_view.get_registry(ctx(), tag, kind)
     except (ValueError, LookupError) as exc:
         raise ResourceError(str(exc)) from exc
     return view.model_dump_json()

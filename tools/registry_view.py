@@ -7,11 +7,11 @@ answer is a summary and the entries come one kind at a time, filterable by subst
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from vllm_quant_mcp.knowledge.diff import DIFF_KINDS, RegistryDiff, diff_registries, entries_of
+from vllm_quant_mcp.knowledge.diff import DIFF_KINDS, RegistryDiff, RegistryKind, diff_registries, entries_of
 from vllm_quant_mcp.knowledge.registry import Entry, Provenance, SourceInfo
 from vllm_quant_mcp.knowledge.tags import tag_key
 
@@ -27,19 +27,6 @@ __all__ = [
     "get_registry",
     "list_tags",
 ]
-
-RegistryKind = Literal[
-    "quantization_methods",
-    "kv_cache_dtypes",
-    "online_quantization",
-    "backends.linear",
-    "backends.moe",
-    "backends.attention",
-    "cli_flags",
-    "env_vars",
-    "platforms",
-]
-assert set(DIFF_KINDS) == set(RegistryKind.__args__)  # type: ignore[attr-defined]
 
 
 class KindSummary(BaseModel):
