@@ -19,13 +19,12 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import git
+from loopback import LoopbackServer, QuietHandler
 
 from vllm_quant_mcp.knowledge.sources.git import GitSource
 
@@ -73,7 +72,7 @@ def pull_json(repo: str, number: int, merge_commit_sha: str | None, **fields: An
     return base | fields
 
 
-class GitHubApi:
+class GitHubApi(LoopbackServer):
     def __init__(self, page_size: int = 100) -> None:
         self.issues: dict[int, dict[str, Any]] = {}
         self.pulls: dict[int, dict[str, Any]] = {}
@@ -84,27 +83,8 @@ class GitHubApi:
         self.slow: set[str] = set()
         self.requests: list[Request] = []
         self._scripted: dict[str, list[tuple[int, dict[str, str]]]] = {}
-        self._release = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> GitHubApi:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._release.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__()
 
     def script(self, path: str, status: int, headers: dict[str, str] | None = None) -> None:
         """Answer the next request for `path` with `status` (and headers) instead of the data."""
@@ -128,13 +108,10 @@ class GitHubApi:
             return self.releases
         return None
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 query = {k: v[0] for k, v in parse_qs(parts.query).items()}
@@ -143,15 +120,15 @@ class GitHubApi:
                     queued = server._scripted.get(parts.path)
                     scripted = queued.pop(0) if queued else None
                 if parts.path in server.slow:
-                    server._release.wait(30)
+                    server.release.wait(30)
                     return
                 if scripted is not None:
                     status, extra = scripted
-                    self._send(status, json.dumps({"message": f"scripted {status}"}).encode(), extra)
+                    self.reply(status, json.dumps({"message": f"scripted {status}"}).encode(), extra)
                     return
                 data = server.route(parts.path, query)
                 if data is None:
-                    self._send(404, b'{"message": "Not Found"}', {})
+                    self.reply(404, b'{"message": "Not Found"}', {})
                     return
                 headers: dict[str, str] = {}
                 if isinstance(data, list):
@@ -159,9 +136,9 @@ class GitHubApi:
                 body = json.dumps(data).encode()
                 etag = f'W/"{hashlib.sha1(body).hexdigest()}"'
                 if self.headers.get("If-None-Match") == etag:
-                    self._send(304, b"", {"ETag": etag})
+                    self.reply(304, b"", {"ETag": etag})
                     return
-                self._send(200, body, headers | {"ETag": etag, "Content-Type": "application/json"})
+                self.reply(200, body, headers | {"ETag": etag, "Content-Type": "application/json"})
 
             def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str, str]]:
                 size = min(int(query.get("per_page", "30")), server.page_size)
@@ -173,17 +150,6 @@ class GitHubApi:
                         url = f"{server.base_url}{path}?{urlencode(query | {'page': str(number)})}"
                         links.append(f'<{url}>; rel="{rel}"')
                 return items[(page - 1) * size : page * size], ({"Link": ", ".join(links)} if links else {})
-
-            def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
-                try:
-                    self.send_response(status)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    return
 
         return Handler
 

@@ -13,17 +13,17 @@ import json
 import re
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import unquote
+
+from loopback import LoopbackServer, QuietHandler
 
 __all__ = ["IndexServer"]
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-class IndexServer:
+class IndexServer(LoopbackServer):
     def __init__(self, files: Iterable[Path], project: str = "vllm") -> None:
         self.files = {path.name: path for path in files}
         self.project = project
@@ -31,34 +31,15 @@ class IndexServer:
         self.wrong_sha256: set[str] = set()
         self.stall_after: int | None = None
         self.stalled = threading.Event()
-        self.release = threading.Event()
         self.bytes_sent: dict[str, int] = {}
         self.requests: list[str] = []
         self._lock = threading.Lock()
         self._sha256: dict[str, str] = {}
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__()
 
     @property
     def index_url(self) -> str:
         return f"{self.base_url}/simple"
-
-    def __enter__(self) -> IndexServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
     def sha256(self, name: str) -> str:
         if name not in self._sha256:
@@ -75,23 +56,20 @@ class IndexServer:
         versions = sorted({name.split("-")[1].removesuffix(".tar.gz") for name in self.files})
         return {"meta": {"api-version": "1.1"}, "name": self.project, "files": entries, "versions": versions}
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 with server._lock:
                     server.requests.append(f"{self.path} {self.headers.get('Range', '')}".strip())
                 if self.path.rstrip("/") == f"/simple/{server.project}":
                     body = json.dumps(server.page()).encode()
-                    self._send(200, body, {"Content-Type": "application/vnd.pypi.simple.v1+json"})
+                    self.reply(200, body, {"Content-Type": "application/vnd.pypi.simple.v1+json"})
                 elif self.path.startswith("/files/") and unquote(self.path[7:]) in server.files:
                     self._file(unquote(self.path[7:]))
                 else:
-                    self._send(404, b"not found", {"Content-Type": "text/plain"})
+                    self.reply(404, b"not found", {"Content-Type": "text/plain"})
 
             def _file(self, name: str) -> None:
                 data = server.files[name].read_bytes()
@@ -102,17 +80,14 @@ class IndexServer:
                     end = len(data) - 1 if not first or not last else min(int(last), len(data) - 1)
                     start = max(start, 0)
                     headers = {"Content-Range": f"bytes {start}-{end}/{len(data)}"}
-                    self._send(206, data[start : end + 1], headers, name)
+                    self._send_file(206, data[start : end + 1], headers, name)
                 else:
-                    self._send(200, data, {"Content-Type": "application/octet-stream"}, name)
+                    self._send_file(200, data, {"Content-Type": "application/octet-stream"}, name)
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str], name: str | None = None) -> None:
-                self.send_response(status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                cut = server.stall_after if name is not None and server.stall_after is not None else len(body)
+            def _send_file(self, status: int, body: bytes, headers: dict[str, str], name: str) -> None:
+                """Like reply, but stalls after `stall_after` bytes when set, and counts what reached the client."""
+                self.begin_reply(status, headers, len(body))
+                cut = len(body) if server.stall_after is None else server.stall_after
                 try:
                     self.wfile.write(body[:cut])
                     if cut < len(body):
@@ -122,8 +97,7 @@ class IndexServer:
                         self.wfile.write(body[cut:])
                 except (BrokenPipeError, ConnectionResetError):
                     return
-                if name is not None:
-                    with server._lock:
-                        server.bytes_sent[name] = server.bytes_sent.get(name, 0) + len(body)
+                with server._lock:
+                    server.bytes_sent[name] = server.bytes_sent.get(name, 0) + len(body)
 
         return Handler

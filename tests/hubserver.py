@@ -11,10 +11,9 @@ architecture (layer counts, head counts, expert counts), not copies of the files
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from loopback import LoopbackServer, QuietHandler
 
 __all__ = ["MODELS", "HubServer", "llama_70b_config"]
 
@@ -191,30 +190,18 @@ MODELS: dict[str, dict[str, Any]] = {
 }
 
 
-class HubServer:
+class HubServer(LoopbackServer):
     def __init__(self, models: dict[str, dict[str, Any]] | None = None) -> None:
         self.models = MODELS if models is None else models
         self.gated: dict[str, str] = {}
         self.requests: list[str] = []
         self.auth_headers: list[str | None] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        super().__init__()
 
     @property
     def endpoint(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> HubServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        """The value for HF_ENDPOINT (or HubClient's `endpoint`), the hub's own name for the base URL."""
+        return self.base_url
 
     def lookup(self, path: str, auth: str | None) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
@@ -231,23 +218,15 @@ class HubServer:
             return 404, {"error": "Entry not found"}
         return 200, files[name]
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 auth = self.headers.get("Authorization")
                 server.requests.append(self.path)
                 server.auth_headers.append(auth)
                 status, body = server.lookup(self.path, auth)
-                data = json.dumps(body).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
+                self.reply(status, json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"})
 
         return Handler

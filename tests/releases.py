@@ -17,8 +17,10 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.settings import DEFAULT_INDEX_URL
 from vllm_quant_mcp.knowledge.sources.archive import extract_tar, extract_zip_members
+from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
 from vllm_quant_mcp.knowledge.sources.index import IndexFile, PackageIndex, http_client
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
+from vllm_quant_mcp.knowledge.store import Store
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
 INDEX = os.environ.get("VLLM_QUANT_MCP_INDEX_URL", DEFAULT_INDEX_URL)
@@ -88,3 +90,14 @@ def release_tree(version: str) -> SourceTree:
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
     return SourceTree(root, f"v{version}")
+
+
+def install_release_tree(cache: Path, version: str) -> None:
+    """Put the real tree of `version` into the server cache `cache` the way `refresh --source DIR` does.
+
+    A server started on that cache then answers source tools for the tag without a network.
+    """
+    store = Store(cache)
+    tag = f"v{version}"
+    with store.lock(tag):
+        store.install_tree(tag, DirectorySource(release_tree(version).root))

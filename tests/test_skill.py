@@ -17,11 +17,6 @@ pytestmark = pytest.mark.anyio
 SKILL = Path(__file__).resolve().parents[1] / "SKILL.md"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _calls(text: str) -> list[ast.Call]:
     calls = []
     for span in re.findall(r"`([a-z_]+\(.*?\))`", text):

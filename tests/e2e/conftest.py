@@ -11,26 +11,15 @@ from pathlib import Path
 
 import pytest
 from hubserver import HubServer
-from releases import release_tree
-
-from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.knowledge.store import Store
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+from releases import install_release_tree
 
 
 @pytest.fixture(scope="module")
 def cache_with_trees(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A server cache holding the real v0.31.0 and v0.32.0 trees, installed the way `refresh --source DIR` does."""
     cache = tmp_path_factory.mktemp("cache")
-    store = Store(cache)
     for version in ("0.31.0", "0.32.0"):
-        tag = f"v{version}"
-        with store.lock(tag):
-            store.install_tree(tag, DirectorySource(release_tree(version).root))
+        install_release_tree(cache, version)
     return cache
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from clock import START, Clock
 from githubapi import GitHubApi, issue_json
 
 from vllm_quant_mcp.knowledge.github.client import GitHubClient, GitHubNotFoundError, GitHubUnavailableError
@@ -13,17 +14,6 @@ from vllm_quant_mcp.knowledge.github.settings import GitHubSettings, RepoNotAllo
 
 REPO = "vllm-project/vllm"
 ISSUE = f"/repos/{REPO}/issues/7"
-START = 1_700_000_000.0
-
-
-class Clock:
-    """Time the client reads; tests move it instead of sleeping."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hubserver import MODELS, HubServer, llama_70b_config
+from loopback import closed_port
 
 from vllm_quant_mcp.knowledge.models.facts import ExplicitModel, facts_from_files
 from vllm_quant_mcp.knowledge.models.hub import (
@@ -29,12 +29,6 @@ def hub() -> Iterator[HubServer]:
 
 def _client(hub: HubServer, tmp_path: Path, **kw: object) -> HubClient:
     return HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "hub", **kw)  # type: ignore[arg-type]
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _config_only(repo: str) -> ModelFiles:
@@ -138,7 +132,7 @@ def test_local_directory_is_read_like_the_hub(tmp_path: Path) -> None:
 
 
 def test_unreachable_hub_without_a_cached_copy_asks_for_explicit_figures(tmp_path: Path) -> None:
-    dead = HubClient(endpoint=f"http://127.0.0.1:{_closed_port()}", cache_dir=tmp_path / "hub")
+    dead = HubClient(endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "hub")
     with pytest.raises(HubUnavailableError, match=r"did not answer.*explicit figures"):
         dead.model_files("Qwen/Qwen3-30B-A3B")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from httpindex import IndexServer
+from loopback import closed_port
 from releases import release_tree, sdist
 
 from vllm_quant_mcp.knowledge.errors import NetworkError, UnsafeInputError
@@ -24,13 +24,6 @@ from vllm_quant_mcp.knowledge.store import Store
 def index() -> Iterator[IndexServer]:
     with IndexServer([sdist("0.6.3")]) as server:
         yield server
-
-
-@pytest.fixture()
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def cache_files(root: Path) -> dict[str, bytes]:
@@ -56,10 +49,10 @@ def test_refresh_from_pypi_saves_the_registry_and_reports_what_it_fetched(index:
 
 
 def test_refresh_auto_falls_back_to_pypi_when_git_is_unreachable_and_says_so(
-    index: IndexServer, tmp_path: Path, closed_port: int
+    index: IndexServer, tmp_path: Path
 ) -> None:
     result = refresh(
-        "v0.6.3", remote=f"http://127.0.0.1:{closed_port}/vllm.git", index_url=index.index_url, store=Store(tmp_path)
+        "v0.6.3", remote=f"http://127.0.0.1:{closed_port()}/vllm.git", index_url=index.index_url, store=Store(tmp_path)
     )
     assert result.source.kind == "pypi"
     assert result.notes[0].startswith("git source failed (Git remote http://127.0.0.1:")
@@ -69,12 +62,12 @@ def test_refresh_auto_falls_back_to_pypi_when_git_is_unreachable_and_says_so(
 
 
 def test_refresh_with_the_network_down_says_so_and_leaves_the_cache_as_it_was(
-    index: IndexServer, tmp_path: Path, closed_port: int
+    index: IndexServer, tmp_path: Path
 ) -> None:
     store = Store(tmp_path)
     refresh("v0.6.3", source="pypi", index_url=index.index_url, store=store)
     before = cache_files(tmp_path)
-    down = f"http://127.0.0.1:{closed_port}"
+    down = f"http://127.0.0.1:{closed_port()}"
     with pytest.raises(NetworkError, match="unreachable") as caught:
         refresh("v0.11.0", remote=f"{down}/vllm.git", index_url=f"{down}/simple", store=store)
     assert "cache was left as it was" in str(caught.value)

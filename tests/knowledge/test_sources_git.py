@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import socket
 from pathlib import Path
 
 import git
 import pytest
+from loopback import closed_port
 from releases import release_tree
 
 from vllm_quant_mcp.knowledge.errors import NetworkError, ReleaseNotFoundError, UnsafeInputError
@@ -85,11 +85,8 @@ def test_git_source_lists_the_nearest_remote_tags_for_a_missing_tag(upstream: Pa
 
 
 def test_git_source_says_the_remote_is_unreachable_when_the_port_is_closed(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     with pytest.raises(NetworkError, match=r"unreachable.*cache was left as it was"):
-        GitSource(f"http://127.0.0.1:{port}/vllm.git", tmp_path / "vllm.git").fetch("v0.6.3", tmp_path)
+        GitSource(f"http://127.0.0.1:{closed_port()}/vllm.git", tmp_path / "vllm.git").fetch("v0.6.3", tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import socket
 import tarfile
 import zipfile
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from httpindex import IndexServer
+from loopback import closed_port
 from releases import CACHE, WHEELS, sdist, wheel
 
 from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError
@@ -91,11 +91,8 @@ def test_pypi_source_names_the_nearest_releases_for_a_version_the_index_lacks(
 
 
 def test_pypi_source_says_the_index_is_unreachable_when_the_port_is_closed(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     with pytest.raises(NetworkError, match=r"unreachable.*cache was left as it was"):
-        PypiSource(f"http://127.0.0.1:{port}/simple", tmp_path / "sdists").fetch("v0.6.3", tmp_path)
+        PypiSource(f"http://127.0.0.1:{closed_port()}/simple", tmp_path / "sdists").fetch("v0.6.3", tmp_path)
 
 
 def test_wheel_source_reads_only_the_python_members_of_a_real_wheel_over_range_requests(

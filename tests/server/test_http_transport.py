@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import httpx2
 import pytest
+from loopback import closed_port
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -28,21 +29,9 @@ INIT = {
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
+    port = closed_port()  # free now; the server binds it next
     env = {**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
     proc = subprocess.Popen(
         [EXE, "serve", "--transport", "http", "--port", str(port), "--token", TOKEN],

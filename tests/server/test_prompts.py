@@ -11,11 +11,6 @@ from vllm_quant_mcp.server.runtime import make_context
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_prompts_are_listed_and_the_upgrade_audit_quotes_the_command_intact() -> None:
     command = 'vllm serve m --speculative-config \'{"method": "eagle3"}\''
     async with Client(build_server(lambda: make_context(None))) as client:

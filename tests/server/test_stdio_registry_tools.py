@@ -13,11 +13,6 @@ from releases import release_tree
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _literal_names(path: Path, name: str) -> list[str]:
     """The strings of `name = Literal[...]`, read with Python's own ast — independent of our extractor."""
     for node in ast.parse(path.read_text(encoding="utf-8")).body:

@@ -11,26 +11,16 @@ from typing import Any
 
 import pytest
 from mcp_session import stdio_session
-from releases import release_tree
-
-from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.knowledge.store import Store
+from releases import install_release_tree, release_tree
 
 pytestmark = pytest.mark.anyio
 CACHE_PY = "vllm/config/cache.py"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("cache")
-    store = Store(cache)
-    with store.lock("v0.32.0"):
-        store.install_tree("v0.32.0", DirectorySource(release_tree("0.32.0").root))
+    install_release_tree(cache, "0.32.0")
     return cache
 
 

@@ -17,11 +17,6 @@ pytestmark = pytest.mark.anyio
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _tools() -> list[dict[str, Any]]:
     async with Client(build_server(lambda: make_context(None))) as client:
         listed = await client.list_tools()

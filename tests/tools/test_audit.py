@@ -2,38 +2,18 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
+from bundled_json import names
 
 from vllm_quant_mcp.knowledge.deploy_files import DeployFileError, find_invocations
-from vllm_quant_mcp.knowledge.store import Store
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.audit import AuditReport, audit
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.render_serve_cmd import render_serve_cmd
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "deploy"
-
-
-@cache
-def raw(tag: str) -> dict[str, Any]:
-    folder = resources.files("vllm_quant_mcp.knowledge.bundled")
-    data: dict[str, Any] = json.loads((folder / f"{tag}.json").read_text(encoding="utf-8"))
-    return data
-
-
-def names(tag: str, kind: str) -> set[str]:
-    return {e["name"] for e in raw(tag)[kind]}
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(Store(tmp_path), "v0.32.0")
 
 
 def run(ctx: ToolContext, name: str, tag: str = "v0.32.0", text: str | None = None) -> AuditReport:

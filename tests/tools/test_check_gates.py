@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from importlib import resources
-from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from bundled_json import names, raw
 
 from vllm_quant_mcp.knowledge.serve_command import ServeCommandError
-from vllm_quant_mcp.knowledge.store import Store
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError
 from vllm_quant_mcp.tools.check_gates import CheckGatesResult, Finding, check_gates
 from vllm_quant_mcp.tools.context import ToolContext
@@ -20,25 +16,8 @@ from vllm_quant_mcp.tools.context import ToolContext
 BNB_LINE = "vllm serve m --quantization bitsandbytes --calculate-kv-scales"
 
 
-@cache
-def raw(tag: str) -> dict[str, Any]:
-    """The bundled registry file of `tag`, read as plain JSON (not through the code under test)."""
-    folder = resources.files("vllm_quant_mcp.knowledge.bundled")
-    data: dict[str, Any] = json.loads((folder / f"{tag}.json").read_text(encoding="utf-8"))
-    return data
-
-
-def names(tag: str, kind: str) -> set[str]:
-    return {e["name"] for e in raw(tag)[kind]}
-
-
 def choices(tag: str, flag: str) -> set[str]:
     return {c for e in raw(tag)["cli_flags"] if e["name"] == flag for c in (e["choices"] or [])}
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(Store(tmp_path), "v0.32.0")
 
 
 def by_subject(result: CheckGatesResult, subject: str) -> Finding:

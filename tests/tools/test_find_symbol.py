@@ -2,21 +2,10 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
-from releases import release_tree
 
-from vllm_quant_mcp.knowledge.index import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.index import SourceIndex
 from vllm_quant_mcp.knowledge.tree import SourceTree
 from vllm_quant_mcp.tools.find_symbol import SymbolQuery, UnknownSymbolError, find_symbol
-
-
-@pytest.fixture(scope="module")
-def tree() -> SourceTree:
-    return release_tree("0.32.0")
-
-
-@pytest.fixture(scope="module")
-def index(tree: SourceTree) -> SourceIndex:
-    return index_for(tree)
 
 
 def line_of(tree: SourceTree, path: str, prefix: str, after: int = 0) -> int:

@@ -6,23 +6,12 @@ from pathlib import Path
 import pytest
 import regex
 from pydantic import ValidationError
-from releases import release_tree
 
-from vllm_quant_mcp.knowledge.index import InvalidPatternError, PatternTimeoutError, SourceIndex, index_for
+from vllm_quant_mcp.knowledge.index import InvalidPatternError, PatternTimeoutError, SourceIndex
 from vllm_quant_mcp.knowledge.tree import SourceTree
 from vllm_quant_mcp.tools.grep_source import GrepQuery, grep_vllm_source
 
 QUANT_INIT = "vllm/model_executor/layers/quantization/__init__.py"
-
-
-@pytest.fixture(scope="module")
-def tree() -> SourceTree:
-    return release_tree("0.32.0")
-
-
-@pytest.fixture(scope="module")
-def index(tree: SourceTree) -> SourceIndex:
-    return index_for(tree)
 
 
 def brute_force(root: Path, pattern: str, flags: int = 0, prefix: str = "") -> set[tuple[str, int]]:

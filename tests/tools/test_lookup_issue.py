@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clock import Clock
 from githubapi import GitHubApi, TaggedRepo, fill_git_cache, issue_json, pull_json, tagged_repo
 
 from vllm_quant_mcp.knowledge.facts import load_knowledge
@@ -19,15 +20,6 @@ from vllm_quant_mcp.tools.lookup_issue import GitHubDeps, lookup_issue, search_i
 
 REPO = "vllm-project/vllm"
 TOKEN = "ghp_SENTINEL0123456789abcdefSENTINEL"
-START = 1_700_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")

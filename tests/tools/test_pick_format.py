@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hubserver import MODELS, HubServer
+from loopback import closed_port
 
 from vllm_quant_mcp.knowledge.facts import load_knowledge
 from vllm_quant_mcp.knowledge.models.facts import ExplicitModel
 from vllm_quant_mcp.knowledge.models.hub import HubClient, HubUnavailableError, ModelNotFoundError
 from vllm_quant_mcp.knowledge.registry import Registry
-from vllm_quant_mcp.knowledge.store import Store
 from vllm_quant_mcp.knowledge.tags import UnknownTagError
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.pick_format import (
@@ -44,11 +43,6 @@ def server() -> Iterator[HubServer]:
 @pytest.fixture
 def hub(server: HubServer, tmp_path: Path) -> HubClient:
     return HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub")
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(Store(tmp_path / "store"), "v0.32.0")
 
 
 def _top(result: PickFormatResult) -> tuple[str, str]:
@@ -293,11 +287,10 @@ def test_unreachable_hub_answers_from_the_cache_with_a_note(ctx: ToolContext, tm
 
 
 def test_unreachable_hub_without_cache_points_to_explicit_figures_which_work(ctx: ToolContext, tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     with pytest.raises(HubUnavailableError, match="explicit figures"):
-        pick_format(ctx, "h200", LLAMA, hub=HubClient(endpoint=f"http://127.0.0.1:{port}", cache_dir=tmp_path / "c"))
+        pick_format(
+            ctx, "h200", LLAMA, hub=HubClient(endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "c")
+        )
     explicit = ExplicitModel(params_b=70.55, layers=80, kv_heads=8, head_dim=128)
     result = pick_format(ctx, "h200", explicit, num_gpus=2)
     assert _top(result) == ("fp8", "fp8_e4m3") and "given explicitly" in result.notes[0]

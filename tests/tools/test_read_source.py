@@ -5,18 +5,12 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
-from releases import release_tree
 
 from vllm_quant_mcp.knowledge.tree import PathOutsideTreeError, SourceTree
 from vllm_quant_mcp.tools.read_source import MAX_LINES, ReadQuery, SourceFileNotFoundError, read_vllm_source
 
 CACHE_PY = "vllm/config/cache.py"
 LONG_PY = "vllm/v1/worker/gpu_model_runner.py"
-
-
-@pytest.fixture(scope="module")
-def tree() -> SourceTree:
-    return release_tree("0.32.0")
 
 
 def file_lines(tree: SourceTree, path: str) -> list[str]:

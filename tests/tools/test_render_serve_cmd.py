@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import shlex
-from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from bundled_json import raw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vllm_quant_mcp.knowledge.serve_command import parse_serve_command
-from vllm_quant_mcp.knowledge.store import Store
 from vllm_quant_mcp.knowledge.tags import UnknownTagError
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.render_serve_cmd import InvalidServeArgsError, render_serve_cmd
@@ -24,13 +22,6 @@ MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 BUNDLED = sorted(
     p.name[:-5] for p in resources.files("vllm_quant_mcp.knowledge.bundled").iterdir() if p.name.endswith(".json")
 )
-
-
-@cache
-def raw(tag: str) -> dict[str, Any]:
-    folder = resources.files("vllm_quant_mcp.knowledge.bundled")
-    data: dict[str, Any] = json.loads((folder / f"{tag}.json").read_text(encoding="utf-8"))
-    return data
 
 
 def flag_spellings(tag: str) -> set[str]:
@@ -43,16 +34,6 @@ def cli_methods(tag: str) -> list[str]:
 
 def kv_dtypes(tag: str) -> list[str]:
     return sorted(k["name"] for k in raw(tag)["kv_cache_dtypes"])
-
-
-@cache
-def _store(root: str) -> Store:
-    return Store(Path(root))
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(Store(tmp_path), "v0.32.0")
 
 
 def pairs(text: str, tag: str) -> tuple[str | None, dict[str, str], list[tuple[str, str | None]]]:
