@@ -26,7 +26,10 @@ class UnknownTagError(LookupError):
         self.tag = tag
         self.suggestions = suggestions
         hint = f" Nearest known tags: {', '.join(suggestions)}." if suggestions else ""
-        super().__init__(f"Unknown vLLM tag {tag!r}.{hint} Run `vllm-quant-mcp tags` to list them.")
+        super().__init__(
+            f"Unknown vLLM tag {tag!r}.{hint} `vllm-quant-mcp tags` lists the known ones; "
+            f"`vllm-quant-mcp refresh --tag {tag}` adds a release that exists upstream."
+        )
 
 
 def normalize_tag(text: str) -> str:

@@ -39,9 +39,13 @@ def READ_ONLY(title: str) -> ToolAnnotations:
 
 
 def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn failures a smarter call could avoid into ToolError, whose text the model reads.
+    """Turn anticipated failures into ToolError, whose text the model reads.
 
-    Anything else stays a crash: the SDK hides its text and logs the traceback.
+    Bad input (a tag, name or pattern a smarter call would have got right) is the usual
+    case. Network and store failures are server state, which the SDK's style would send as
+    a protocol error; they come back as tool errors too, because their text says what is
+    cached and what to retry, which the model can act on. Anything else stays a crash: the
+    SDK hides its text and logs the traceback.
     """
 
     @functools.wraps(fn)
@@ -50,7 +54,7 @@ def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except (VllmQuantMcpError, ValueError, LookupError) as exc:
             raise ToolError(str(exc)) from exc
-        except OSError as exc:  # network, disk: say what failed, the caller may retry or pin another tag
+        except OSError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
     return wrapper
