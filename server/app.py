@@ -1,27 +1,34 @@
 """`build_server()`: the one place that turns the pure tools into an MCP server.
 
 Heavy modules (the store, gitpython, tree-sitter, httpx) are imported on the
-first tool call, never at start-up: an agent's client spawns this process on
-every session and waits for tools/list.
+first tool call, never at start-up, and tools/list is answered from a listing
+shipped with the package: an agent's client spawns this process on every
+session and waits for tools/list.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import threading
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from importlib import resources
+from typing import Any, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
-from mcp.types import ToolAnnotations
 
 from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .schemas import compact_input_schema, shallow_output_schema
 
-__all__ = ["READ_ONLY", "LazyContext", "anticipated", "build_server"]
+__all__ = ["READ_ONLY", "TOOLS_LIST", "LazyContext", "VllmQuantServer", "anticipated", "build_server", "shipped_tools"]
+
+TOOLS_LIST = "tools_list.json"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -73,10 +80,30 @@ class LazyContext:
         return self._context
 
 
-class CompactSchemaServer(MCPServer):
-    """An MCPServer whose tools/list carries trimmed schemas (see schemas.py for why)."""
+class VllmQuantServer(MCPServer):
+    """Answers tools/list from the listing shipped with the package; registers the tools on first use.
 
-    async def list_tools(self) -> list[MCPTool]:
+    The SDK builds every tool's JSON schemas when the tool is registered: for these result
+    models that is a third of a second, paid by each agent session that only lists tools.
+    The shipped listing (tools_list.json) is what registration produces, trimmed (see
+    schemas.py); tests/server/test_tool_list.py regenerates and checks it, so it cannot drift.
+    """
+
+    def __init__(self, register_tools: Callable[[MCPServer], None], **settings: Any) -> None:
+        super().__init__(**settings)
+        self._register_tools = register_tools
+        self._registered = False
+        self._registering = threading.Lock()
+
+    def _ensure_tools(self) -> None:
+        with self._registering:
+            if not self._registered:
+                self._register_tools(self)
+                self._registered = True
+
+    async def live_tools(self) -> list[MCPTool]:
+        """The listing as registration produces it, trimmed: what tools_list.json must hold."""
+        self._ensure_tools()
         return [
             tool.model_copy(
                 update={
@@ -88,16 +115,40 @@ class CompactSchemaServer(MCPServer):
             for tool in await super().list_tools()
         ]
 
+    async def list_tools(self) -> list[MCPTool]:
+        return shipped_tools()
 
-def build_server(context: Callable[[], ToolContext]) -> MCPServer:
-    from . import mcp_deploy_tools, mcp_prompts, mcp_registry_tools, mcp_resources, mcp_source_tools, mcp_upgrade_tools
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        self._ensure_tools()
+        return await super().call_tool(name, arguments, context)
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self._ensure_tools()  # the low-level server validates arguments against it before call_tool
+        return super()._tool_input_schema(name)
+
+
+@functools.cache
+def shipped_tools() -> list[MCPTool]:
+    listing = resources.files(__package__).joinpath(TOOLS_LIST).read_text(encoding="utf-8")
+    return [MCPTool.model_validate(tool) for tool in json.loads(listing)]
+
+
+def build_server(context: Callable[[], ToolContext]) -> VllmQuantServer:
+    from . import mcp_prompts, mcp_resources
 
     lazy = LazyContext(context)
-    server = CompactSchemaServer(name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
-    mcp_registry_tools.register(server, lazy)
-    mcp_source_tools.register(server, lazy)
-    mcp_upgrade_tools.register(server, lazy)
-    mcp_deploy_tools.register(server, lazy)
+
+    def register_tools(server: MCPServer) -> None:
+        from . import mcp_deploy_tools, mcp_registry_tools, mcp_source_tools, mcp_upgrade_tools
+
+        mcp_registry_tools.register(server, lazy)
+        mcp_source_tools.register(server, lazy)
+        mcp_upgrade_tools.register(server, lazy)
+        mcp_deploy_tools.register(server, lazy)
+
+    server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_resources.register(server, lazy)
     mcp_prompts.register(server)
     return server

@@ -1,4 +1,8 @@
-"""The tool list as a model reads it: titles, read-only hints, clean schemas, descriptions under review."""
+"""The tool list as a model reads it: titles, read-only hints, clean schemas, descriptions under review.
+
+The server answers tools/list from server/tools_list.json; these tests hold that file to what
+registering the tools produces, so a description or schema change is a reviewable diff of it.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +13,22 @@ from typing import Any
 
 import pytest
 from mcp.client import Client
+from mcp.types import Tool
 
-from vllm_quant_mcp.server.app import build_server
+from vllm_quant_mcp.server.app import TOOLS_LIST, build_server, shipped_tools
 from vllm_quant_mcp.server.runtime import make_context
 
 pytestmark = pytest.mark.anyio
-SNAPSHOT = Path(__file__).parent / "snapshots" / "tools.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "server" / TOOLS_LIST
+
+
+def _dump(tools: list[Tool]) -> list[dict[str, Any]]:
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
 
 
 async def _tools() -> list[dict[str, Any]]:
-    async with Client(build_server(lambda: make_context(None))) as client:
-        listed = await client.list_tools()
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
+    """The listing registration produces (not the shipped file the server answers with)."""
+    return _dump(await build_server(lambda: make_context(None)).live_tools())
 
 
 async def test_every_tool_has_a_title_a_read_only_hint_and_a_unique_name() -> None:
@@ -40,19 +48,25 @@ async def test_no_input_schema_has_a_top_level_union_that_clients_reject() -> No
         assert not {"anyOf", "oneOf", "allOf"} & schema.keys(), tool["name"]
 
 
-async def test_tool_schemas_and_descriptions_match_the_reviewed_snapshot() -> None:
-    """A description or schema change shows up as a diff of tests/server/snapshots/tools.json.
-
-    Regenerate after a deliberate change with UPDATE_SNAPSHOTS=1.
-    """
+async def test_the_shipped_listing_is_what_registering_the_tools_produces() -> None:
+    """Regenerate server/tools_list.json after a deliberate change with UPDATE_SNAPSHOTS=1."""
     current = json.dumps(await _tools(), indent=1, sort_keys=True) + "\n"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
-        SNAPSHOT.write_text(current, encoding="utf-8")
-    assert SNAPSHOT.read_text(encoding="utf-8") == current
+        SHIPPED.write_text(current, encoding="utf-8")
+    assert SHIPPED.read_text(encoding="utf-8") == current
+
+
+async def test_a_client_lists_the_shipped_tools_and_calls_one_before_anything_was_registered() -> None:
+    server = build_server(lambda: make_context(None))
+    async with Client(server) as client:
+        listed = await client.list_tools()
+        result = await client.call_tool("list_tags", {})
+    assert _dump(listed.tools) == _dump(shipped_tools())
+    assert "v0.32.0" in (result.structured_content or {})["tags"]
 
 
 async def test_tools_list_fits_the_token_budget_an_agent_pays_every_session() -> None:
     """6,000 tokens at most. Measured with Claude's published (v1) tokenizer, this JSON runs at ~3.3 characters
     per token, so 19,800 characters is the budget; chars/4, the usual rule of thumb, would be more lenient.
     """
-    assert len(json.dumps(await _tools())) <= 19_800
+    assert len(json.dumps(_dump(shipped_tools()))) <= 19_800
