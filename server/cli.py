@@ -62,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--allow-origin", action="append", default=[], metavar="ORIGIN", help="extra allowed Origin for HTTP"
     )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="extra allowed Host header, e.g. the name clients use for a team-shared server",
+    )
     p.set_defaults(handler=cli_commands.serve)
 
     p = sub.add_parser("tags", help="list bundled and refreshed tags")
@@ -84,7 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("refresh", help="fetch the source at a tag and derive its registry into the cache")
     p.add_argument("--tag", required=True, help="vLLM release tag, e.g. v0.33.0")
-    p.add_argument("--source", default="auto", help="auto (git, then pypi), git, pypi, or a directory path")
+    p.add_argument(
+        "--source",
+        default="auto",
+        help="auto (git, then pypi), git, pypi, wheel, installed (the vLLM in this environment), or a directory",
+    )
     p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
     p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
     _json_arg(p)
@@ -97,14 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-F", "--fixed-string", action="store_true", help="treat the pattern as a literal")
     p.add_argument("-i", "--ignore-case", action="store_true")
     p.add_argument("-C", "--context", type=int, default=0, help="lines of context (0-10)")
-    p.add_argument("--max-results", type=int, default=50)
+    p.add_argument("--max-results", type=int, default=100, help="1-500 (default 100)")
     _json_arg(p)
     p.set_defaults(handler=cli_commands.grep)
 
     p = sub.add_parser("read", help="print a file or a line range of the vLLM tree at a tag")
     p.add_argument("path", help="repository-relative path, e.g. vllm/config/cache.py")
     _tag_arg(p)
-    p.add_argument("--start-line", type=int)
+    p.add_argument("--start-line", type=int, default=1)
     p.add_argument("--end-line", type=int)
     _json_arg(p)
     p.set_defaults(handler=cli_commands.read)
@@ -113,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="e.g. CacheDType or Fp8Config.get_min_capability")
     _tag_arg(p)
     p.add_argument("--kind", choices=["class", "function", "variable"])
+    p.add_argument("--max-results", type=int, default=50, help="1-500 (default 50)")
     _json_arg(p)
     p.set_defaults(handler=cli_commands.symbol)
 

@@ -22,10 +22,17 @@ T = TypeVar("T", bound=BaseModel)
 
 def _call(call: Callable[[], T]) -> T | None:
     """The tool's result, or None after printing the error (which already says what to do) to stderr."""
+    from pydantic import ValidationError
+
     from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 
     try:
         return call()
+    except ValidationError as exc:
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"]) or "input"
+            print(f"error: {where.replace('_', '-')}: {error['msg']}", file=sys.stderr)
+        return None
     except (VllmQuantMcpError, ValueError, LookupError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
@@ -109,7 +116,7 @@ def read(args: argparse.Namespace) -> int:
     from vllm_quant_mcp.tools.source_at_tag import read_at_tag
 
     def call() -> ReadResult:
-        query = ReadQuery(path=args.path, start_line=args.start_line or 1, end_line=args.end_line)
+        query = ReadQuery(path=args.path, start_line=args.start_line, end_line=args.end_line)
         return read_at_tag(make_context(args.tag), query, args.tag)
 
     return _run(args, call, text_output.read_result)
@@ -120,7 +127,9 @@ def symbol(args: argparse.Namespace) -> int:
     from vllm_quant_mcp.tools.source_at_tag import symbol_at_tag
 
     def call() -> SymbolResult:
-        return symbol_at_tag(make_context(args.tag), SymbolQuery(name=args.name, kind=args.kind), args.tag)
+        return symbol_at_tag(
+            make_context(args.tag), SymbolQuery(name=args.name, kind=args.kind, max_results=args.max_results), args.tag
+        )
 
     return _run(args, call, text_output.symbols)
 

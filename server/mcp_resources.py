@@ -14,6 +14,7 @@ from mcp.server.mcpserver.resources.types import FunctionResource
 
 from vllm_quant_mcp.knowledge.bundle import bundled_tags
 from vllm_quant_mcp.knowledge.diff import DIFF_KINDS
+from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 from vllm_quant_mcp.tools import registry_view
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -29,7 +30,7 @@ def _read(ctx: Callable[[], ToolContext], tag: str, kind: str) -> str:
         raise ResourceError(f"unknown registry kind {kind!r}; choose one of: {', '.join(DIFF_KINDS)}")
     try:
         view = registry_view.get_registry(ctx(), tag, kind)
-    except (ValueError, LookupError) as exc:
+    except (VllmQuantMcpError, ValueError, LookupError, OSError) as exc:
         raise ResourceError(str(exc)) from exc
     return view.model_dump_json()
 

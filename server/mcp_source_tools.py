@@ -27,7 +27,9 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
     def grep_vllm_source(
         pattern: Annotated[str, Field(min_length=1, max_length=1000, description="Python regex, one line at a time.")],
         tag: TagArg = None,
-        path_glob: Annotated[str | None, Field(description="e.g. 'vllm/model_executor/**', '!tests/**'.")] = None,
+        path_glob: Annotated[
+            str | None, Field(max_length=300, description="e.g. 'vllm/model_executor/**', '!tests/**'.")
+        ] = None,
         fixed_string: bool = False,
         ignore_case: bool = False,
         context: Annotated[int, Field(ge=0, le=10, description="Lines before/after each match.")] = 0,
@@ -73,10 +75,11 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         ],
         tag: TagArg = None,
         kind: Literal["class", "function", "variable"] | None = None,
+        max_results: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> SymbolResult:
         """Where a class, function/method or module-level name is defined in vLLM at a tag (path, line, first line,
         permalink). Example: find_symbol(name="CacheDType", tag="v0.32.0")
         """
         from vllm_quant_mcp.tools.source_at_tag import symbol_at_tag  # tree-sitter loads on the first call
 
-        return symbol_at_tag(ctx(), SymbolQuery(name=name, kind=kind), tag)
+        return symbol_at_tag(ctx(), SymbolQuery(name=name, kind=kind, max_results=max_results), tag)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from importlib.metadata import PackageNotFoundError, version
 
-from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag, tag_key
+from vllm_quant_mcp.knowledge.tags import InvalidTagError, nearest_tags, normalize_tag, tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = ["default_tag", "make_context"]
@@ -23,10 +23,27 @@ def installed_vllm_tag() -> str | None:
         return None
 
 
-def default_tag(explicit: str | None, known: list[str]) -> str:
-    pinned = explicit or os.environ.get("VLLM_QUANT_MCP_TAG")
-    if pinned:
+def pinned_tag(explicit: str | None) -> str | None:
+    """The tag pinned by --tag or VLLM_QUANT_MCP_TAG, validated; errors name where the bad value came from."""
+    source, pinned = ("--tag", explicit) if explicit else ("VLLM_QUANT_MCP_TAG", os.environ.get("VLLM_QUANT_MCP_TAG"))
+    if not pinned:
+        return None
+    try:
         return normalize_tag(pinned)
+    except InvalidTagError as exc:
+        raise InvalidTagError(f"{source}: {exc}") from exc
+
+
+def default_tag(explicit: str | None, known: list[str]) -> str:
+    pinned = pinned_tag(explicit)
+    if pinned:
+        if pinned not in known:
+            source = "--tag" if explicit else "VLLM_QUANT_MCP_TAG"
+            raise LookupError(
+                f"{source} pins {pinned}, which is neither bundled nor refreshed; "
+                f"run `vllm-quant-mcp refresh --tag {pinned}` or pin one of: {', '.join(nearest_tags(pinned, known))}."
+            )
+        return pinned
     installed = installed_vllm_tag()
     if installed is not None and installed in known:
         return installed

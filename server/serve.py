@@ -7,22 +7,31 @@ import os
 import sys
 
 from .app import build_server
-from .runtime import make_context
+from .runtime import make_context, pinned_tag
 
 __all__ = ["allowed_hosts_and_origins", "run"]
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
-def allowed_hosts_and_origins(host: str, port: int, extra_origins: list[str]) -> tuple[list[str], list[str]]:
-    """Host/Origin values accepted under DNS-rebinding protection: the bind address, and loopback names."""
+def allowed_hosts_and_origins(
+    host: str, port: int, extra_hosts: list[str], extra_origins: list[str]
+) -> tuple[list[str], list[str]]:
+    """Host/Origin values accepted under DNS-rebinding protection: the bind address, loopback names, and
+    the names the operator says clients use (--allow-host) for a server bound to a wildcard or LAN address."""
     names = {host} | (LOOPBACK if host in LOOPBACK or host in {"0.0.0.0", "::"} else set())
-    hosts = sorted({f"{n}:{port}" if ":" not in n else f"[{n}]:{port}" for n in names} | names)
+    given = {f"{h}:{port}" for h in extra_hosts if ":" not in h} | set(extra_hosts)  # NAME or NAME:PORT
+    hosts = sorted({f"{n}:{port}" if ":" not in n else f"[{n}]:{port}" for n in names} | names | given)
     origins = sorted({f"http://{h}" for h in hosts if ":" in h} | set(extra_origins))
     return hosts, origins
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        pinned_tag(args.tag)  # a malformed pin fails here, not on every tool call after start-up
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     server = build_server(lambda: make_context(args.tag))
     if args.transport == "stdio":
         server.run("stdio")
@@ -34,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .http_auth import BearerTokenMiddleware
 
-    hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_origin)
+    hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
@@ -44,6 +53,12 @@ def run(args: argparse.Namespace) -> int:
         app = BearerTokenMiddleware(app, token)
     elif args.host not in LOOPBACK:
         print(f"warning: serving on {args.host} without a token; pass --token to require one", file=sys.stderr)
+    if args.host not in LOOPBACK and not args.allow_host:
+        print(
+            f"note: only Host headers {', '.join(hosts)} are accepted; add --allow-host NAME for the name "
+            "other machines use to reach this server",
+            file=sys.stderr,
+        )
     print(f"vllm-quant-mcp: streamable HTTP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

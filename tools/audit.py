@@ -17,7 +17,7 @@ from .check_gates import check_gates
 from .context import ToolContext
 from .gates_models import Finding
 from .gates_walk import find_flag
-from .render_validate import known_at
+from .render_validate import known_at, release_spans
 
 __all__ = ["AuditReport", "InvocationAudit", "audit"]
 
@@ -107,9 +107,9 @@ def _where_else(ctx: ToolContext, finding: Finding) -> Finding:
         return finding
     if not tags:
         return finding
-    span = f"{tags[0]}..{tags[-1]}" if len(tags) > 2 else " and ".join(tags)
     update: dict[str, object] = {
-        "problem": f"{finding.problem} It exists at {span}: the file was written for another release."
+        "problem": f"{finding.problem} It exists at {release_spans(ctx, tags)}: the file was written for another "
+        "release."
     }
     if finding.severity == "info":
         update["severity"] = "changes"

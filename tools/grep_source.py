@@ -10,7 +10,7 @@ from __future__ import annotations
 from vllm_quant_mcp.knowledge.index import SourceIndex, search, surrounding_lines
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
-from .grep_models import MAX_LINE_CHARS, GrepMatch, GrepQuery, GrepResult
+from .grep_models import MAX_LINE_CHARS, GrepMatch, GrepQuery, GrepResult, clip_line
 
 __all__ = ["MAX_LINE_CHARS", "GrepMatch", "GrepQuery", "GrepResult", "grep_vllm_source"]
 
@@ -34,9 +34,9 @@ def grep_vllm_source(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> 
             GrepMatch(
                 path=path,
                 line=hit.line,
-                text=_clip(text[hit.start : hit.end]),
-                before=[_clip(b) for b in before],
-                after=[_clip(a) for a in after],
+                text=clip_line(text[hit.start : hit.end]),
+                before=[clip_line(b) for b in before],
+                after=[clip_line(a) for a in after],
                 permalink=tree.permalink(path, hit.line),
             )
         )
@@ -53,13 +53,8 @@ def grep_vllm_source(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> 
         pattern=query.pattern,
         matches=matches,
         total_matches=found.total,
+        counted_all=found.counted_all,
         files_searched=found.files_searched,
         truncated=truncated,
         hint=hint,
     )
-
-
-def _clip(line: str) -> str:
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    return f"{line[:MAX_LINE_CHARS]}… [line continues for {len(line) - MAX_LINE_CHARS} more characters]"

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vllm_quant_mcp.knowledge.tree import SourceTree
 
+from .grep_models import clip_line
+
 __all__ = ["MAX_LINES", "ReadQuery", "ReadResult", "SourceFileNotFoundError", "read_vllm_source"]
 
 MAX_LINES = 400
@@ -43,7 +45,7 @@ class ReadResult(BaseModel):
     start_line: int
     end_line: int = Field(description="Last line included (start_line - 1 for an empty file).")
     total_lines: int
-    text: str = Field(description="The lines start_line..end_line, newline-joined.")
+    text: str = Field(description="The lines start_line..end_line, newline-joined; very long lines are clipped.")
     next_start_line: int | None = Field(description="Where the next page starts; null when the file or range is done.")
     permalink: str
     note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")
@@ -54,7 +56,10 @@ def read_vllm_source(tree: SourceTree, query: ReadQuery) -> ReadResult:
     file = tree.resolve(query.path)
     if not file.is_file():
         raise SourceFileNotFoundError(_not_found(tree, query.path))
-    lines = tree.read_text(query.path).split("\n")
+    data = tree.read_bytes(query.path)
+    if b"\0" in data:
+        raise ValueError(f"{query.path} is a binary file at {tree.tag}; read_vllm_source returns text only.")
+    lines = data.decode("utf-8", errors="replace").split("\n")
     if lines[-1] == "":
         lines.pop()
     total = len(lines)
@@ -69,7 +74,7 @@ def read_vllm_source(tree: SourceTree, query: ReadQuery) -> ReadResult:
         start_line=query.start_line,
         end_line=end,
         total_lines=total,
-        text="\n".join(lines[query.start_line - 1 : end]),
+        text="\n".join(clip_line(line) for line in lines[query.start_line - 1 : end]),
         next_start_line=end + 1 if end < wanted_end else None,
         permalink=tree.permalink(query.path, query.start_line).rsplit("#", 1)[0] + "#" + anchor,
     )

@@ -35,6 +35,7 @@ __all__ = [
     "known_at",
     "lookup_flag",
     "lookup_value",
+    "release_spans",
 ]
 
 FP8_REDIRECT_GATE = "gate-v0.31.0-fp8-not-online"
@@ -60,16 +61,31 @@ class Notes:
             self.citations.setdefault(c.url, c)
 
 
+MAX_LISTED = 30
+
+
 def known_at(ctx: ToolContext, test: Callable[[Registry], bool]) -> list[str]:
     """The known tags whose registry passes `test`, oldest first: where a name missing here does exist."""
     return [t for t in sorted(ctx.store.known_tags(), key=tag_key) if test(ctx.registry(t))]
 
 
-def _elsewhere(tags: list[str]) -> str:
+def release_spans(ctx: ToolContext, tags: list[str]) -> str:
+    """`tags` as runs of consecutive known releases: a name removed and later restored reads as two spans."""
+    runs: list[list[str]] = []
+    inside = False
+    for tag in sorted(ctx.store.known_tags(), key=tag_key):
+        if tag in tags:
+            if not inside:
+                runs.append([])
+            runs[-1].append(tag)
+        inside = tag in tags
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}..{run[-1]}" for run in runs)
+
+
+def _elsewhere(ctx: ToolContext, tags: list[str]) -> str:
     if not tags:
         return "no bundled release has it"
-    spans = f"{tags[0]}..{tags[-1]}" if len(tags) > 2 else " and ".join(tags)
-    return f"it exists at {spans} ({len(tags)} releases)"
+    return f"it exists at {release_spans(ctx, tags)} ({len(tags)} releases)"
 
 
 def lookup_flag(ctx: ToolContext, registry: Registry, written: str) -> tuple[CliFlag, bool]:
@@ -81,7 +97,7 @@ def lookup_flag(ctx: ToolContext, registry: Registry, written: str) -> tuple[Cli
     tags = known_at(ctx, lambda r: find_flag(r, written) is not None)
     hint = f" Nearest flags at {registry.tag}: {', '.join(near)}." if near else ""
     raise InvalidServeArgsError(
-        f"`{written}` is not a `vllm serve` flag at {registry.tag}; {_elsewhere(tags)}.{hint} "
+        f"`{written}` is not a `vllm serve` flag at {registry.tag}; {_elsewhere(ctx, tags)}.{hint} "
         "Drop it, or pick a tag that defines it."
     )
 
@@ -102,10 +118,15 @@ def lookup_value(
     valid = [name(e) for e in entries(registry)]
     near = close(value, valid, cutoff=0.5)
     tags = known_at(ctx, lambda r: any(name(e) == value for e in entries(r)))
-    listing = f"; valid at {registry.tag}: {', '.join(valid)}" if valid else f"; {registry.tag} lists none"
+    if not valid:
+        listing = f"; {registry.tag} lists none"
+    elif len(valid) <= MAX_LISTED:
+        listing = f"; valid at {registry.tag}: {', '.join(valid)}"
+    else:  # env vars and flags run to hundreds: name the count and how to look, not every name
+        listing = f"; {registry.tag} has {len(valid)} (get_registry with kind and contains narrows them)"
     hint = f" Nearest: {', '.join(near)}." if near else ""
     raise InvalidServeArgsError(
-        f"{what} `{value}` is not defined at {registry.tag} ({_elsewhere(tags)}){listing}.{hint}{extra}"
+        f"{what} `{value}` is not defined at {registry.tag} ({_elsewhere(ctx, tags)}){listing}.{hint}{extra}"
     )
 
 

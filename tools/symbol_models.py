@@ -1,7 +1,7 @@
 """The shapes `find_symbol` takes and answers in.
 
-Apart from the lookup, which loads tree-sitter and the regex engine, so the MCP server
-can build its schemas at start-up without either.
+Apart from the lookup, which loads tree-sitter and the regex engine, so registering the
+tool loads neither.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ class SymbolQuery(BaseModel):
         description="A name, or Class.method for a method: 'CacheDType', 'Fp8Config.get_min_capability'.",
     )
     kind: SymbolKind | None = Field(default=None, description="Only definitions of this kind.")
+    max_results: int = Field(default=50, ge=1, le=500, description="Most definitions to return.")
 
 
 class SymbolLocation(BaseModel):
@@ -41,4 +42,5 @@ class SymbolResult(BaseModel):
     tag: str
     name: str
     definitions: list[SymbolLocation]
+    truncated: bool = Field(default=False, description="More definitions exist; narrow with Class.method or kind.")
     note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")

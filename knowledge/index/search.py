@@ -52,8 +52,9 @@ class LineHit:
 @dataclass(frozen=True, slots=True)
 class Found:
     hits: list[LineHit]  # the first `keep` matching lines, in path then line order
-    total: int  # all matching lines
+    total: int  # all matching lines, or a lower bound when counted_all is False
     files_searched: int
+    counted_all: bool = True  # False: the count ran out of time after `keep` lines were found
 
 
 def search(
@@ -80,9 +81,9 @@ def search(
     ids = index.candidates(plan(source, ignore_case), path_glob)
     deadline = time.monotonic() + time_limit
     hits: list[LineHit] = []
-    total = 0
+    total = searched = 0
     try:
-        for file_id in ids:
+        for searched, file_id in enumerate(ids, 1):
             text = index.texts[file_id]
             found = (
                 _by_lines(compiled, text, file_id, deadline)
@@ -93,6 +94,8 @@ def search(
             if len(hits) < keep:
                 hits.extend(found[: keep - len(hits)])
     except TimeoutError as exc:
+        if len(hits) >= keep:  # a broad pattern, not a runaway one: answer with what was found
+            return Found(hits, total, searched, counted_all=False)
         raise PatternTimeoutError(
             f"the pattern {pattern!r} ran past its time limit ({CALL_LIMIT:g} s on one file, {time_limit:g} s in "
             "all; nested repetition such as (a+)+ backtracks without end). Simplify the pattern, anchor it on a "

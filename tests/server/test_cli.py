@@ -151,3 +151,28 @@ def test_render_passes_extra_flags_after_a_double_dash_and_rejects_an_unknown_on
     assert json.loads(good.stdout)["argv"][-2:] == ["--max-num-seqs", "8"]
     bad = run("render", "--model", "m", "--tag", "v0.32.0", "--", "--max-num-seqz", "8", cache=tmp_path)
     assert bad.returncode == 2 and "--max-num-seqs" in bad.stderr
+
+
+def test_a_bad_pinned_tag_names_the_variable_it_came_from(tmp_path: Path) -> None:
+    env_pinned = subprocess.run(
+        [EXE, "tags"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path), "VLLM_QUANT_MCP_TAG": "bogus"},
+    )
+    assert env_pinned.returncode == 2 and "VLLM_QUANT_MCP_TAG" in env_pinned.stderr
+    serve = run("serve", "--tag", "latest", cache=tmp_path)
+    assert serve.returncode == 2 and "--tag" in serve.stderr
+
+
+def test_an_out_of_range_option_is_one_line_per_problem_not_a_validation_dump(tmp_path: Path) -> None:
+    done = run("grep", "x", "--tag", "v0.32.0", "--max-results", "0", cache=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: max-results: Input should be greater than or equal to 1"
+
+
+def test_verify_for_one_tag_reports_the_claims_that_speak_of_it_all_checkable(tmp_path: Path) -> None:
+    report = json.loads(run("verify", "--tags", "v0.32.0", "--json", cache=tmp_path).stdout)
+    assert report["tags"] == ["v0.32.0"] and report["counts"]["not_checkable"] == 0
+    assert all(any(e["tag"] == "v0.32.0" for e in r["evidence"]) for r in report["results"])

@@ -17,6 +17,8 @@ from loopback import closed_port
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from vllm_quant_mcp.server.serve import allowed_hosts_and_origins
+
 pytestmark = pytest.mark.anyio
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 TOKEN = "test-token-7f3a"
@@ -84,3 +86,10 @@ def test_a_rebinding_host_header_is_refused(server_url: str) -> None:
     headers = {**HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
     response = httpx.post(server_url, json=INIT, headers=headers, timeout=10)
     assert response.status_code in {403, 421}
+
+
+def test_a_team_server_accepts_the_host_names_the_operator_allows() -> None:
+    hosts, origins = allowed_hosts_and_origins("0.0.0.0", 8765, ["gpu-box.internal"], [])
+    assert {"gpu-box.internal:8765", "127.0.0.1:8765", "localhost:8765"} <= set(hosts)
+    assert "http://gpu-box.internal:8765" in origins
+    assert "evil.example:8765" not in hosts

@@ -65,3 +65,9 @@ def test_find_symbol_unknown_name_lists_near_names(tree: SourceTree, index: Sour
 def test_symbol_query_rejects_names_that_are_not_dotted_identifiers(name: str) -> None:
     with pytest.raises(ValidationError):
         SymbolQuery(name=name)
+
+
+def test_find_symbol_caps_a_common_name_and_says_there_are_more(tree: SourceTree, index: SourceIndex) -> None:
+    result = find_symbol(tree, index, SymbolQuery(name="forward", max_results=5))
+    assert len(result.definitions) == 5 and result.truncated
+    assert all(d.qualified_name.split(".")[-1] == "forward" for d in result.definitions)

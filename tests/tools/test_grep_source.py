@@ -128,3 +128,16 @@ def test_grep_catastrophic_backtracking_raises_instead_of_hanging(tree: SourceTr
 def test_grep_query_rejects_out_of_bounds_input(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         GrepQuery(**bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fixed", "message"),
+    [("a\x00b", True, "NUL"), ("def\nclass", False, "one line"), (r"foo\nbar", False, "one line")],
+)
+def test_grep_query_refuses_patterns_that_could_never_match_one_line(pattern: str, fixed: bool, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        GrepQuery(pattern=pattern, fixed_string=fixed)
+
+
+def test_grep_query_accepts_a_literal_backslash_n_as_fixed_text() -> None:
+    assert GrepQuery(pattern=r'"\n".join', fixed_string=True).pattern == r'"\n".join'

@@ -79,3 +79,22 @@ def test_read_rejects_a_symlink_that_points_out_of_the_tree(tmp_path: Path) -> N
 def test_read_query_rejects_an_inverted_range() -> None:
     with pytest.raises(ValidationError, match="swap"):
         ReadQuery(path=CACHE_PY, start_line=20, end_line=10)
+
+
+def _tiny_tree(tmp_path: Path, name: str, data: bytes) -> SourceTree:
+    (tmp_path / "vllm").mkdir()
+    (tmp_path / "vllm" / name).write_bytes(data)
+    return SourceTree(tmp_path, "v0.32.0")
+
+
+def test_read_refuses_a_binary_file_instead_of_returning_mojibake(tmp_path: Path) -> None:
+    tree = _tiny_tree(tmp_path, "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(ValueError, match="binary file"):
+        read_vllm_source(tree, ReadQuery(path="vllm/logo.png"))
+
+
+def test_read_clips_a_megabyte_line_and_says_how_much_is_left(tmp_path: Path) -> None:
+    tree = _tiny_tree(tmp_path, "bundle.js", b"short\n" + b"x" * 2_000_000 + b"\nend\n")
+    lines = read_vllm_source(tree, ReadQuery(path="vllm/bundle.js")).text.split("\n")
+    assert lines[0] == "short" and lines[2] == "end"
+    assert len(lines[1]) < 1_100 and "1999000 more characters" in lines[1]
