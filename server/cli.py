@@ -161,7 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("pick", help="ranked quantization options for a model on a GPU")
     p.add_argument("--gpu", required=True, help="e.g. h200, 'H200 SXM', sm90")
-    p.add_argument("--model", required=True, help="Hugging Face repo id or local model directory")
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--model", help="Hugging Face repo id or local model directory")
+    model.add_argument(
+        "--model-figures",
+        metavar="JSON",
+        help='size and shape instead, e.g. \'{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}\'',
+    )
     p.add_argument("--num-gpus", type=int, default=1)
     _tag_arg(p)
     p.add_argument("--priority", choices=["throughput", "latency", "accuracy", "memory"], default="throughput")

@@ -185,13 +185,15 @@ def search_issues(args: argparse.Namespace) -> int:
 
 
 def pick(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.knowledge.models.facts import ExplicitModel
     from vllm_quant_mcp.tools.pick_format import PickFormatResult, pick_format
 
     def call() -> PickFormatResult:
+        figures = _json_arg("--model-figures", args.model_figures)
         return pick_format(
             make_context(args.tag),
             args.gpu,
-            args.model,
+            args.model if figures is None else ExplicitModel.model_validate(figures),
             args.num_gpus,
             args.tag,
             args.priority,

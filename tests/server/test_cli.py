@@ -176,3 +176,25 @@ def test_verify_for_one_tag_reports_the_claims_that_speak_of_it_all_checkable(tm
     report = json.loads(run("verify", "--tags", "v0.32.0", "--json", cache=tmp_path).stdout)
     assert report["tags"] == ["v0.32.0"] and report["counts"]["not_checkable"] == 0
     assert all(any(e["tag"] == "v0.32.0" for e in r["evidence"]) for r in report["results"])
+
+
+def test_pick_answers_offline_from_explicit_model_figures(tmp_path: Path) -> None:
+    figures = '{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}'
+    done = run(
+        "pick",
+        "--gpu",
+        "h200",
+        "--model-figures",
+        figures,
+        "--num-gpus",
+        "2",
+        "--tag",
+        "v0.32.0",
+        "--json",
+        cache=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    options = json.loads(done.stdout)["options"]
+    registry = json.loads((Path(__file__).resolve().parents[2] / "knowledge/bundled/v0.32.0.json").read_text())
+    methods = {m["name"] for m in registry["quantization_methods"]}
+    assert options and all(o["quantization"]["name"] in methods for o in options)
