@@ -195,6 +195,8 @@ def test_pick_answers_offline_from_explicit_model_figures(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     options = json.loads(done.stdout)["options"]
-    registry = json.loads((Path(__file__).resolve().parents[2] / "knowledge/bundled/v0.32.0.json").read_text())
+    registry = json.loads(
+        (Path(__file__).resolve().parents[2] / "knowledge/bundled/v0.32.0.json").read_text(encoding="utf-8")
+    )
     methods = {m["name"] for m in registry["quantization_methods"]}
     assert options and all(o["quantization"]["name"] in methods for o in options)
