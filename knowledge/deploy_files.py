@@ -18,13 +18,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .tags import InvalidTagError, normalize_tag
+
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["DeployFileError", "FileKind", "Invocation", "detect_kind", "find_invocations"]
+__all__ = ["MAX_FILE_BYTES", "DeployFileError", "FileKind", "Invocation", "detect_kind", "find_invocations"]
 
+MAX_FILE_BYTES = 1_000_000  # a deployment file is a few KB; the cap bounds what a pasted text can cost
 FileKind = Literal["shell", "k8s", "compose"]
 _IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?::(?P<tag>[\w.-]+))?(?:@sha256:\w+)?$")
+_IMAGE_RELEASE = re.compile(r"^(?P<release>v?\d+\.\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?P<variant>.*)$")
 _PIP_PIN = re.compile(r"\bvllm==(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)")
 _ASSIGNMENT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
 _OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", ">&", "<&", "&>", "(", ")"})
@@ -68,6 +72,12 @@ def detect_kind(filename: str, text: str) -> FileKind:
 
 
 def find_invocations(text: str, filename: str, kind: FileKind | None = None) -> tuple[FileKind, list[Invocation]]:
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_FILE_BYTES:
+        raise DeployFileError(
+            f"{filename} is {size:,} bytes; the audit reads deployment files up to {MAX_FILE_BYTES:,} bytes (1 MB). "
+            "Pass only the script, manifest or compose file that starts vLLM."
+        )
     kind = kind or detect_kind(filename, text)
     if kind == "shell":
         return kind, _shell(text, 0, {})
@@ -112,6 +122,7 @@ def _words(line: str) -> list[str] | None:
 def _shell(text: str, offset: int, inherited: dict[str, str]) -> list[Invocation]:
     """Invocations in a script; `offset` shifts line numbers for scripts embedded in YAML."""
     env = dict(inherited)
+    assigned: dict[str, str] = {}  # plain `NAME=value` lines: the shell keeps them until an `export NAME`
     unexported: set[str] = set()
     pin = _pip_pin(text)
     found: list[Invocation] = []
@@ -123,9 +134,20 @@ def _shell(text: str, offset: int, inherited: dict[str, str]) -> list[Invocation
             for word in words[1:]:
                 if (m := _ASSIGNMENT.match(word)) is not None:
                     env[m["name"]] = m["value"]
+                    unexported.discard(m["name"])
+                elif word in assigned:
+                    env[word] = assigned[word]
+                    unexported.discard(word)
             continue
         if all(_ASSIGNMENT.match(w) for w in words):
-            unexported |= {w.split("=", 1)[0] for w in words if w.startswith("VLLM_")}
+            for word in words:
+                name, _, value = word.partition("=")
+                if name in env:  # assigning an exported variable changes what the process sees
+                    env[name] = value
+                else:
+                    assigned[name] = value
+                    if name.startswith("VLLM_"):
+                        unexported.add(name)
             continue
         for segment in _segments(words):
             inv = _shell_invocation(segment, number + offset, env, pin)
@@ -211,7 +233,7 @@ def _docker_run(words: list[str], line: int, env: dict[str, str]) -> Invocation 
 
 
 def _image_invocation(where: str, line: int, image: str, args: list[str], env: dict[str, str]) -> Invocation:
-    tag = _image_tag(image)
+    tag, note = _image_tag(image)
     inv = Invocation(
         where=where,
         line=line,
@@ -221,17 +243,26 @@ def _image_invocation(where: str, line: int, image: str, args: list[str], env: d
         pinned_tag=tag,
         pinned_by=f"image {image}" if tag else None,
     )
-    if tag is None:
-        inv.notes.append(f"The image {image} is not pinned to a release tag; which vLLM runs is unknown.")
+    if note:
+        inv.notes.append(note)
     return inv
 
 
-def _image_tag(image: str) -> str | None:
+def _image_tag(image: str) -> tuple[str | None, str | None]:
+    """The release an image tag pins, as a normalized tag, and a note when it is not exactly one."""
     m = _IMAGE.match(image)
     tag = m["tag"] if m else None
-    if tag is None or not re.match(r"^v?\d+\.\d+\.\d+", tag):
-        return None
-    return tag if tag.startswith("v") else f"v{tag}"
+    release = _IMAGE_RELEASE.match(tag) if tag else None
+    if tag is None or release is None:
+        return None, f"The image {image} is not pinned to a release tag; which vLLM runs is unknown."
+    try:
+        pinned = normalize_tag(release["release"])
+    except InvalidTagError:
+        return None, f"The image tag {tag!r} of {image} is not a vLLM release number; which vLLM runs is unknown."
+    variant = release["variant"]
+    if variant:
+        return pinned, f"The image tag {tag!r} is read as release {pinned} (the {variant!r} suffix is a build variant)."
+    return pinned, None
 
 
 def _pip_pin(text: str) -> tuple[str, str] | None:
@@ -270,36 +301,64 @@ def _yaml_documents(text: str, filename: str) -> list[Any]:
         return [d for d in yaml.load_all(text, Loader=_line_loader()) if d is not None]  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise DeployFileError(f"{filename} is not valid YAML: {exc}") from exc
+    except RecursionError as exc:
+        raise DeployFileError(
+            f"{filename} nests lists or mappings too deeply to read; no deployment file does."
+        ) from exc
 
 
 def _k8s(doc: Any) -> list[Invocation]:
     if not isinstance(doc, dict):
         return []
-    owner = f"{doc.get('kind', '?')}/{(doc.get('metadata') or {}).get('name', '?')}"
+    metadata = doc.get("metadata")
+    name = metadata.get("name", "?") if isinstance(metadata, dict) else "?"
+    owner = f"{_scalar(doc.get('kind', '?'), 'kind')}/{_scalar(name, 'metadata.name')}"
     return [inv for container in _containers(doc) for inv in _container(owner, container)]
 
 
-def _containers(node: Any) -> list[dict[str, Any]]:
+def _containers(node: Any, seen: set[int] | None = None) -> list[dict[str, Any]]:
+    """Container specs anywhere in a document, each mapping and list walked once.
+
+    YAML aliases make the document a graph: `*a` repeats a node without copying it, so a
+    few lines can reference one node a billion times ("billion laughs"). Walking each
+    node object once keeps the cost to the size of the text.
+    """
+    seen = set() if seen is None else seen
+    if id(node) in seen or not isinstance(node, dict | list):
+        return []
+    seen.add(id(node))
     found: list[dict[str, Any]] = []
     if isinstance(node, dict):
         for key, value in node.items():
             if key in ("containers", "initContainers") and isinstance(value, list):
                 found += [c for c in value if isinstance(c, dict)]
             else:
-                found += _containers(value)
-    elif isinstance(node, list):
+                found += _containers(value, seen)
+    else:
         for item in node:
-            found += _containers(item)
+            found += _containers(item, seen)
     return found
 
 
 def _container(owner: str, c: dict[str, Any]) -> list[Invocation]:
-    where, line = f"{owner} container {c.get('name', '?')}", int(c.get("__line__", 1))
+    where, line = (
+        f"{owner} container {_scalar(c.get('name', '?'), f'{owner} container name')}",
+        int(c.get("__line__", 1)),
+    )
     env = {}
-    for item in c.get("env") or []:
+    for item in _list(c.get("env"), f"{where} env"):
         if isinstance(item, dict) and "name" in item:
-            env[str(item["name"])] = str(item["value"]) if "value" in item else "<valueFrom>"
-    return _run(where, line, str(c.get("image") or ""), _strings(c.get("command")), _strings(c.get("args")), env)
+            name = _scalar(item["name"], f"{where} env")
+            env[name] = _scalar(item["value"], f"{where} env {name}") if "value" in item else "<valueFrom>"
+    image = _scalar(c.get("image") or "", f"{where} image")
+    return _run(
+        where,
+        line,
+        image,
+        _strings(c.get("command"), f"{where} command"),
+        _strings(c.get("args"), f"{where} args"),
+        env,
+    )
 
 
 def _compose(doc: Any) -> list[Invocation]:
@@ -310,31 +369,55 @@ def _compose(doc: Any) -> list[Invocation]:
     for name, service in services.items():
         if name == "__line__" or not isinstance(service, dict):
             continue
-        env = _compose_env(service.get("environment"))
+        env = _compose_env(service.get("environment"), f"service {name} environment")
         entry, command = service.get("entrypoint"), service.get("command")
-        words_entry = shlex.split(entry) if isinstance(entry, str) else _strings(entry)
-        words_cmd = shlex.split(command) if isinstance(command, str) else _strings(command)
+        words_entry = _split(entry, f"service {name} entrypoint")
+        words_cmd = _split(command, f"service {name} command")
         line = int(service.get("__line__", 1))
-        found += _run(f"service {name}", line, str(service.get("image") or ""), words_entry, words_cmd, env)
+        image = _scalar(service.get("image") or "", f"service {name} image")
+        found += _run(f"service {name}", line, image, words_entry, words_cmd, env)
     return found
 
 
-def _compose_env(value: Any) -> dict[str, str]:
+def _compose_env(value: Any, what: str) -> dict[str, str]:
     if isinstance(value, dict):
-        return {str(k): "" if v is None else str(v) for k, v in value.items() if k != "__line__"}
+        return {str(k): "" if v is None else _scalar(v, f"{what} {k}") for k, v in value.items() if k != "__line__"}
     env = {}
-    for item in value or []:
-        name, _, given = str(item).partition("=")
+    for item in _list(value, what):
+        name, _, given = _scalar(item, what).partition("=")
         env[name] = given
     return env
 
 
-def _strings(value: Any) -> list[str]:
+def _scalar(value: Any, what: str) -> str:
+    """A YAML scalar as text; a list or mapping is refused, never stringified (an alias bomb would expand)."""
+    if isinstance(value, list | dict):
+        raise DeployFileError(f"The {what} is a list or mapping where a plain string belongs; write it as a string.")
+    return str(value)
+
+
+def _list(value: Any, what: str) -> list[Any]:
     if value is None:
         return []
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [str(value)]
+    if not isinstance(value, list):
+        raise DeployFileError(f"The {what} is not a list; write one `- name: ...` item per variable.")
+    return value
+
+
+def _split(value: Any, what: str) -> list[str]:
+    """A compose command given as one string (split the way compose splits it) or as a list."""
+    if not isinstance(value, str):
+        return _strings(value, what)
+    try:
+        return shlex.split(value)
+    except ValueError as exc:
+        raise DeployFileError(f"The {what} {value!r} cannot be split into words ({exc}); close its quotes.") from exc
+
+
+def _strings(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    return [_scalar(v, what) for v in (value if isinstance(value, list) else [value])]
 
 
 def _run(
@@ -358,8 +441,9 @@ def _run(
 
 
 def _pinned(found: list[Invocation], image: str) -> list[Invocation]:
-    tag = _image_tag(image) if _IMAGE.match(image) else None
+    tag, note = _image_tag(image) if _IMAGE.match(image) else (None, None)
     for inv in found:
         if tag and inv.pinned_tag is None:
             inv.image, inv.pinned_tag, inv.pinned_by = image, tag, f"image {image}"
+            inv.notes += [note] if note else []
     return found

@@ -34,16 +34,7 @@ from .sources.base import Source
 from .tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
 from .tree import SourceTree
 
-__all__ = [
-    "SOURCE_RECORD",
-    "Store",
-    "default_store",
-    "ensure_tree",
-    "known_tags",
-    "load_registry",
-    "save_registry",
-    "tree_path",
-]
+__all__ = ["SOURCE_RECORD", "Store", "default_store"]
 
 SOURCE_RECORD = ".vllm-quant-mcp-source.json"
 LOCK_TIMEOUT = 900.0
@@ -224,23 +215,3 @@ def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str]:
 def default_store() -> Store:
     """The store under VLLM_QUANT_MCP_CACHE_DIR (or the platform cache dir)."""
     return Store(settings().cache_dir)
-
-
-def known_tags() -> list[str]:
-    return default_store().known_tags()
-
-
-def load_registry(tag: str) -> Registry:
-    return default_store().load_registry(tag)
-
-
-def save_registry(registry: Registry) -> Path:
-    return default_store().save_registry(registry)
-
-
-def tree_path(tag: str) -> Path:
-    return default_store().tree_path(tag)
-
-
-def ensure_tree(tag: str, source: Source | None = None) -> SourceTree:
-    return default_store().ensure_tree(tag, source)

@@ -17,13 +17,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..errors import SourceError
 from ..facts import KnowledgeBase
 from ..facts_kinds import PainPoint, VersionGate
 from ..sources.git import GitSource
 from ..tags import InvalidTagError, normalize_tag, tag_key
 from .models import FirstRelease, FixMethod, Verdict
+
+if TYPE_CHECKING:
+    import git
 
 __all__ = [
     "FirstRelease",
@@ -38,6 +42,7 @@ __all__ = [
 ]
 
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
+GIT_TIMEOUT = 60.0  # seconds per local git call: `tag --contains` on a full history takes a few
 
 
 def check_sha(sha: str) -> str:
@@ -68,18 +73,29 @@ def first_release_from_git(repo_dir: Path, shas: list[str]) -> FirstRelease:
         )
     import git
 
-    repo = GitSource._repo(repo_dir)
-    checked = _release_tags(str(repo.git.tag("--list")).splitlines())
-    shallow = str(repo.git.rev_parse("--is-shallow-repository")).strip() == "true"
+    wanted = [check_sha(sha) for sha in shas]
+    try:
+        return _tags_containing(GitSource._repo(repo_dir), repo_dir, wanted)
+    except (git.GitCommandError, SourceError) as exc:  # a damaged repository, a git killed at its timeout
+        reason = str(exc.stderr).strip() if isinstance(exc, git.GitCommandError) else str(exc)
+        return FirstRelease(tag=None, method="none", detail=f"git failed in {repo_dir}: {reason or exc}", certain=False)
+
+
+def _tags_containing(repo: git.Repo, repo_dir: Path, shas: list[str]) -> FirstRelease:
+    import git
+
+    checked = _release_tags(str(repo.git.tag("--list", kill_after_timeout=GIT_TIMEOUT)).splitlines())
+    shallow = str(repo.git.rev_parse("--is-shallow-repository", kill_after_timeout=GIT_TIMEOUT)).strip() == "true"
     containing: set[str] = set()
     present = []
-    for sha in map(check_sha, shas):
+    for sha in shas:
         try:
-            repo.git.cat_file("-e", f"{sha}^{{commit}}")
+            repo.git.cat_file("-e", f"{sha}^{{commit}}", kill_after_timeout=GIT_TIMEOUT)
         except git.GitCommandError:
             continue
         present.append(sha)
-        containing.update(_release_tags(str(repo.git.tag("--contains", sha)).splitlines()))
+        listing = repo.git.tag("--contains", sha, kill_after_timeout=GIT_TIMEOUT)
+        containing.update(_release_tags(str(listing).splitlines()))
     if not present:
         depth = "shallow, holding only fetched release tags" if shallow else "full"
         return FirstRelease(

@@ -49,8 +49,7 @@ def linked_prs(timeline: list[Any], number: int, repo: str) -> list[LinkedPr]:
         pull = issue.get("pull_request")
         if not isinstance(pull, dict) or not isinstance(issue.get("number"), int):
             continue
-        where = str((issue.get("repository") or {}).get("full_name") or issue.get("repository_url") or "")
-        if not where.lower().endswith(repo.lower()):
+        if _repo_of(issue).lower() != repo.lower():
             continue
         found.setdefault(
             issue["number"],
@@ -64,6 +63,16 @@ def linked_prs(timeline: list[Any], number: int, repo: str) -> list[LinkedPr]:
             ),
         )
     return sorted(found.values(), key=lambda pr: (not pr.closes_this, not pr.merged, pr.number))
+
+
+def _repo_of(issue: dict[str, Any]) -> str:
+    """`owner/name` of an issue's repository: its full_name, else what follows `/repos/` in its API repository_url
+    (any API host, so GitHub Enterprise too)."""
+    full_name = (issue.get("repository") or {}).get("full_name")
+    if isinstance(full_name, str) and full_name:
+        return full_name
+    _, marker, name = str(issue.get("repository_url") or "").rpartition("/repos/")
+    return name if marker else ""
 
 
 def closed_by_commit(timeline: list[Any]) -> str | None:

@@ -6,6 +6,12 @@ parts require nothing. A plan only ever under-approximates (a file it keeps may 
 not match; a file it drops cannot match), which is what makes the prefilter safe.
 `None` means "no trigram is required": the caller scans every file.
 
+The search itself runs the `regex` module, which reads a few forms differently from
+`re`: a `{...}` that is no plain quantifier (`(?:abc){e<=1}` is fuzzy matching there, a
+literal to `re`) and a `[` inside a class (`[[:alpha:]]` is a POSIX class there, to `re`
+a class and a literal `]`). A pattern with either gets no plan, so every file is
+scanned; forms `re` cannot parse at all (`\\p{L}`, `(?V1)`, `\\L<name>`) get none either.
+
 Characters that are left out of runs, so a fold mismatch can never drop a real match:
 non-ASCII characters (the index folds case the SQLite way, the regex the Python way),
 and under ignore-case `i`, `k`, `s`, which also match non-ASCII letters (dotted capital I, the Kelvin sign, long s).
@@ -26,15 +32,46 @@ Plan = str | tuple[str, list["Plan"]]
 _MAX_TRIGRAMS_PER_RUN = 24
 _FOLDS_OUTSIDE_ASCII = frozenset("iks")
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+_QUANTIFIER = re.compile(r"\{(?:\d+|\d+,\d*|,\d+)\}")
 
 
 def plan(pattern: str, ignore_case: bool) -> Plan | None:
     """Trigrams (lower-case) that every matching line contains, or None when nothing is required."""
+    if _read_differently_by_regex(pattern):
+        return None
     try:
         parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
     except (re.error, RecursionError, OverflowError):
         return None  # valid for the `regex` module only: scan everything
     return _sequence(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+
+
+def _read_differently_by_regex(pattern: str) -> bool:
+    """Whether the pattern holds a `{` that is no plain quantifier or a `[` inside a class (see the module doc).
+
+    Errs towards True (a `{` in a comment or after `\\N`, say): that costs a full scan, never a missed match.
+    """
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            if char == "[":
+                return True
+            if char == "]":
+                in_class = False
+        elif char == "[":
+            in_class = True
+            i += 1 + pattern.startswith("^", i + 1)
+            i += pattern.startswith("]", i)  # a `]` first in a class is a literal
+            continue
+        elif char == "{" and not _QUANTIFIER.match(pattern, i):
+            return True
+        i += 1
+    return False
 
 
 def fts_query(p: Plan) -> str:

@@ -83,7 +83,8 @@ def search(
     hits: list[LineHit] = []
     total = searched = 0
     try:
-        for searched, file_id in enumerate(ids, 1):
+        for file_id in ids:
+            searched += 1
             text = index.texts[file_id]
             found = (
                 _by_lines(compiled, text, file_id, deadline)

@@ -4,7 +4,8 @@ The index is an in-memory SQLite FTS5 table (trigram tokenizer, contentless, no
 positions): it answers "which files contain all these trigrams" in about a millisecond
 and is built in C. Only the files it names are then scanned by the real regex. The
 file set is ripgrep's with `--no-ignore --hidden`: every regular file, binary files
-(a NUL byte) skipped, symbolic links not followed; `.git` directories are skipped too.
+(a NUL byte) skipped, symbolic links not followed; `.git` directories are skipped too, and
+so is the store's own record of where the tree came from (SOURCE_RECORD), which is no vLLM file.
 
 Building the table takes most of the time (seconds on a full tree), so a built one can be
 saved to a file (`saved`): the next process copies it into memory instead. It is used only
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from ..store import SOURCE_RECORD
 from ..tree import SourceTree
 from .globs import compile_glob
 from .plan import Plan, fts_query
@@ -144,6 +146,8 @@ def _walk(root: Path) -> list[str]:
         dirnames[:] = [d for d in dirnames if d != ".git" and not os.path.islink(os.path.join(dirpath, d))]
         rel = Path(dirpath).relative_to(root)
         for name in filenames:
+            if name == SOURCE_RECORD and dirpath == str(root):
+                continue
             full = os.path.join(dirpath, name)
             if not os.path.islink(full) and os.path.isfile(full):
                 found.append((rel / name).as_posix())
@@ -151,14 +155,25 @@ def _walk(root: Path) -> list[str]:
 
 
 @lru_cache(maxsize=2)
-def _index_at(root: Path, saved: Path | None) -> SourceIndex:
+def _index_at(root: Path, saved: Path | None, fetched: tuple[int, ...] | None) -> SourceIndex:
+    """`fetched` only keys the cache: which fetch of the tree is at root (see _fetch_identity)."""
     return SourceIndex.build(root, saved)
 
 
+def _fetch_identity(root: Path) -> tuple[int, ...] | None:
+    """Stat of the tree's source record: a refresh that replaces the tree renames a new folder in with a new record."""
+    try:
+        st = (root / SOURCE_RECORD).stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
 def index_for(tree: SourceTree, index_dir: Path | None = None) -> SourceIndex:
-    """The index of a tree, built on first use and kept for the next searches (two trees at most).
+    """The index of a tree, built on first use and kept for the next searches (two trees at most) until a refresh
+    replaces the tree.
 
     With index_dir (the store's), it is also saved there as `<tag>-v<INDEX_FORMAT>.sqlite` for the next process.
     """
     saved = index_dir / f"{tree.tag}-v{INDEX_FORMAT}.sqlite" if index_dir is not None else None
-    return _index_at(tree.root, saved)
+    return _index_at(tree.root, saved, _fetch_identity(tree.root))

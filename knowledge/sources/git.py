@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
-from ..errors import NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
+from ..errors import LockTimeoutError, NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
 from ..registry import SourceInfo
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 from .archive import extract_tar
@@ -31,11 +31,13 @@ if TYPE_CHECKING:
 __all__ = ["GitSource", "check_remote"]
 
 _SCHEMES = ("https", "http", "git", "ssh", "file")
+LOCK_TIMEOUT = 900.0  # longer than one fetch plus one archive at the default timeout; a hung holder then fails
 _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^/:]+):")
 GIT_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_ASKPASS": "",
     "SSH_ASKPASS": "",
+    "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",  # never a password or host-key prompt on a terminal no one watches
     "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
     "GIT_HTTP_LOW_SPEED_TIME": "30",
     "GIT_ALLOW_PROTOCOL": ":".join(_SCHEMES),
@@ -67,21 +69,32 @@ def check_remote(remote: str) -> str:
 class GitSource:
     kind = "git"
 
-    def __init__(self, remote: str, repo_dir: Path, timeout: float = 600.0) -> None:
+    def __init__(self, remote: str, repo_dir: Path, timeout: float = 600.0, lock_timeout: float = LOCK_TIMEOUT) -> None:
         self.remote = check_remote(remote)
         self.repo_dir = repo_dir
         self.timeout = timeout
+        self.lock_timeout = lock_timeout
 
     def fetch(self, tag: str, dest: Path) -> SourceInfo:
         tag = normalize_tag(tag)
         self.repo_dir.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(self.repo_dir.with_name(self.repo_dir.name + ".lock")):
+        lock = FileLock(self.repo_dir.with_name(self.repo_dir.name + ".lock"))
+        try:
+            lock.acquire(timeout=self.lock_timeout)
+        except Timeout as exc:
+            raise LockTimeoutError(
+                f"Another fetch into {self.repo_dir} has held {lock.lock_file} for over {self.lock_timeout:.0f} s; "
+                "wait for it to finish and retry (the lock is released when that process exits)."
+            ) from exc
+        try:
             if self.repo_dir.is_dir():
                 repo = self._repo(self.repo_dir)
                 commit = self._local_commit(repo, tag) or self._fetch_tag(repo, tag)
             else:
                 repo, commit = self._first_fetch(tag)
             self._archive(repo, commit, dest)
+        finally:
+            lock.release()
         return SourceInfo(kind="git", origin=self.remote, commit=commit)
 
     def _first_fetch(self, tag: str) -> tuple[git.Repo, str]:
@@ -102,7 +115,12 @@ class GitSource:
             import git
         except ImportError as exc:
             raise SourceError(f"The git executable is unavailable ({exc}); install git or use --source pypi.") from exc
-        repo = git.Repo(path) if path.is_dir() else git.Repo.init(path, bare=True)
+        try:
+            repo = git.Repo(path) if path.is_dir() else git.Repo.init(path, bare=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+            raise SourceError(
+                f"The local git repository {path} is damaged ({type(exc).__name__}); delete it and refresh again."
+            ) from exc
         repo.git.update_environment(**GIT_ENV)
         return repo
 
@@ -154,7 +172,15 @@ class GitSource:
         return nearest_tags(tag, tags)
 
     def _archive(self, repo: git.Repo, commit: str, dest: Path) -> None:
+        import git
+
         with tempfile.TemporaryFile(dir=dest.parent) as tar:
-            repo.git.archive("--format=tar", commit, output_stream=tar, kill_after_timeout=self.timeout)
+            try:
+                repo.git.archive("--format=tar", commit, output_stream=tar, kill_after_timeout=self.timeout)
+            except git.GitCommandError as exc:
+                raise SourceError(
+                    f"git archive of {commit} failed in {self.repo_dir} ({str(exc.stderr).strip() or exc}); "
+                    f"the local repository {self.repo_dir} is damaged; delete it and refresh again."
+                ) from exc
             tar.seek(0)
             extract_tar(tar, dest)

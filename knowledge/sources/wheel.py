@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from ..errors import NotAVllmTreeError
+from ..errors import NotAVllmTreeError, SourceError
 from ..registry import SourceInfo
 from ..tags import pypi_version
 from .archive import extract_zip_members
@@ -55,9 +55,15 @@ class WheelSource:
             index = PackageIndex(self.index_url, client)
             wheel = choose_wheel(index.wheels(version))
             try:
-                self._read_ranges(client, wheel, dest)
-            except RangeNotSupportedError:
-                self._read_whole(index, wheel, dest)
+                try:
+                    self._read_ranges(client, wheel, dest)
+                except RangeNotSupportedError:
+                    self._read_whole(index, wheel, dest)
+            except zipfile.BadZipFile as exc:  # also a member whose CRC does not match
+                raise SourceError(
+                    f"{wheel.filename} from {wheel.url} is not a readable zip ({exc}); the index serves a broken "
+                    "wheel: retry later or use --source git."
+                ) from exc
         if not (dest / "vllm" / "__init__.py").is_file():
             raise NotAVllmTreeError(f"{wheel.filename} holds no vllm/__init__.py; it is not a vLLM wheel.")
         return SourceInfo(kind="wheel", origin=wheel.url, sha256=wheel.sha256)

@@ -114,3 +114,16 @@ def test_a_release_has_the_fix_from_the_first_release_on(tag: str, certain: bool
 
 def test_with_no_first_release_the_verdict_is_unknown() -> None:
     assert fixed_in_release("v0.19.0", FirstRelease(tag=None, method="none", detail="", certain=False)) == "unknown"
+
+
+def test_a_corrupt_local_repository_makes_git_give_no_answer_with_the_reason_instead_of_raising(
+    tmp_path: Path,
+) -> None:
+    upstream = tagged_repo(tmp_path / "repo")
+    tagged = upstream.commits["second"]  # v0.2.0: `tag --contains fix` must read it
+    loose = upstream.path / ".git" / "objects" / tagged[:2] / tagged[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"not a zlib stream")
+    found = first_release_from_git(upstream.path, [upstream.commits["fix"]])
+    assert (found.tag, found.method, found.certain) == (None, "none", False)
+    assert found.detail.startswith(f"git failed in {upstream.path}: ") and "corrupt" in found.detail

@@ -70,3 +70,14 @@ def test_a_body_excerpt_drops_template_comments_collapses_space_and_stops_at_500
     assert excerpt.startswith("### Your current environment word word")
     assert len(excerpt) <= 500 and excerpt.endswith("word…")
     assert body_excerpt(None) == ""
+
+
+def test_a_repository_whose_name_merely_ends_with_the_wanted_one_is_not_linked() -> None:
+    lookalike = cross_ref(40, "Fixes #5", merged=True, repo="xvllm-project/vllm")
+    by_api_url = cross_ref(41, "Fixes #5", merged=True)
+    del by_api_url["source"]["issue"]["repository"]
+    by_api_url["source"]["issue"]["repository_url"] = f"https://api.github.com/repos/{REPO}"
+    lookalike_url = cross_ref(42, "Fixes #5", merged=True)
+    del lookalike_url["source"]["issue"]["repository"]
+    lookalike_url["source"]["issue"]["repository_url"] = "https://api.github.com/repos/xvllm-project/vllm"
+    assert [p.number for p in linked_prs([lookalike, by_api_url, lookalike_url], 5, REPO)] == [41]

@@ -112,3 +112,16 @@ def test_concurrent_refreshes_of_one_tag_take_turns_and_fetch_the_tree_once(tmp_
     assert sorted(r.tree for r in results) == ["fetched", "reused"]
     assert results[0].registry_path == results[1].registry_path
     assert sorted(p.name for p in (tmp_path / "trees").iterdir()) == ["v0.6.3"]
+
+
+def test_refresh_auto_falls_back_to_pypi_when_the_cached_git_repository_is_damaged(
+    index: IndexServer, tmp_path: Path
+) -> None:
+    damaged = tmp_path / "git" / "vllm.git"
+    damaged.mkdir(parents=True)
+    (damaged / "HEAD").write_text("garbage\n", encoding="utf-8")
+    result = refresh(
+        "v0.6.3", remote=f"http://127.0.0.1:{closed_port()}/vllm.git", index_url=index.index_url, store=Store(tmp_path)
+    )
+    assert result.source.kind == "pypi"
+    assert f"{damaged} is damaged" in result.notes[0] and "delete it and refresh again" in result.notes[0]

@@ -7,10 +7,17 @@ from pathlib import Path
 
 import git
 import pytest
+from filelock import FileLock
 from loopback import closed_port
 from releases import release_tree
 
-from vllm_quant_mcp.knowledge.errors import NetworkError, ReleaseNotFoundError, UnsafeInputError
+from vllm_quant_mcp.knowledge.errors import (
+    LockTimeoutError,
+    NetworkError,
+    ReleaseNotFoundError,
+    SourceError,
+    UnsafeInputError,
+)
 from vllm_quant_mcp.knowledge.sources.git import GitSource
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
 
@@ -124,3 +131,27 @@ def test_git_source_rejects_tags_that_are_not_release_tags_before_git_runs(
     with pytest.raises(InvalidTagError):
         GitSource(str(upstream), tmp_path / "vllm.git").fetch(tag, tmp_path)
     assert not (tmp_path / "vllm.git").exists()
+
+
+def test_a_fetch_waiting_on_a_held_repository_lock_gives_up_naming_the_lock(upstream: Path, tmp_path: Path) -> None:
+    repo_dir = tmp_path / "git" / "vllm.git"
+    repo_dir.parent.mkdir()
+    (tmp_path / "dest").mkdir()
+    hung_refresh = FileLock(tmp_path / "git" / "vllm.git.lock")  # held as another process would
+    with hung_refresh, pytest.raises(LockTimeoutError, match=r"vllm\.git\.lock for over 0 s"):
+        GitSource(str(upstream), repo_dir, lock_timeout=0.05).fetch("v0.6.3", tmp_path / "dest")
+    assert not repo_dir.exists()
+
+
+def test_a_damaged_local_repository_is_a_source_error_that_says_to_delete_it(upstream: Path, tmp_path: Path) -> None:
+    repo_dir = tmp_path / "vllm.git"
+    repo_dir.mkdir()  # e.g. a first fetch killed before git wrote anything
+    (tmp_path / "dest").mkdir()
+    with pytest.raises(SourceError, match=rf"{repo_dir} is damaged .*delete it and refresh again"):
+        GitSource(str(upstream), repo_dir).fetch("v0.6.3", tmp_path / "dest")
+
+
+def test_git_run_by_the_source_never_prompts_for_ssh_credentials(tmp_path: Path) -> None:
+    env = GitSource._repo(tmp_path / "vllm.git").git.environment()
+    assert env["GIT_SSH_COMMAND"] == "ssh -o BatchMode=yes"
+    assert env["GIT_TERMINAL_PROMPT"] == "0"

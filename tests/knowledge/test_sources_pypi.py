@@ -14,7 +14,7 @@ from httpindex import IndexServer
 from loopback import closed_port
 from releases import CACHE, WHEELS, sdist, wheel
 
-from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError
+from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError, SourceError
 from vllm_quant_mcp.knowledge.sources.archive import extract_tar
 from vllm_quant_mcp.knowledge.sources.index import IndexFile
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
@@ -173,3 +173,13 @@ def test_extract_tar_writes_nothing_outside_the_destination_from_a_hostile_archi
     assert written == 2
     assert not Path("/tmp/escaped_absolute.py").exists()
     assert not any(p.is_symlink() for p in dest.rglob("*"))
+
+
+def test_a_wheel_that_is_not_a_zip_is_a_source_error_naming_the_file(tmp_path: Path) -> None:
+    broken = tmp_path / "files" / WHEEL.name
+    broken.parent.mkdir()
+    broken.write_bytes(b"<html>maintenance</html>" * 100)
+    dest = tmp_path / "tree"
+    dest.mkdir()
+    with IndexServer([broken]) as server, pytest.raises(SourceError, match=rf"{WHEEL.name} .* not a readable zip"):
+        WheelSource(server.index_url).fetch("v0.4.0", dest)
