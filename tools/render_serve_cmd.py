@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.serve_command import ServeCommandError, ServeFlag,
 
 from .context import ToolContext
 from .gates_models import CitationRef
+from .gates_walk import find_flag
 from .pick_format import resolve_gpu
 from .render_formats import docker_line, k8s_container, python_call, shell_line
 from .render_models import EnvUse, FlagUse, OutputFormat, RenderResult
@@ -208,10 +209,8 @@ def _parse_extras(model: str, extra: list[str], registry: Registry) -> list[Serv
 
 def lookup_flag_name(registry: Registry, written: str) -> str:
     """The canonical name of a spelling (alias or --no- form) when the tag knows it, else the spelling."""
-    for f in registry.cli_flags:
-        if written in (f.name, f.negation, *f.aliases):
-            return f.name
-    return written
+    found = find_flag(registry, written)
+    return found[0].name if found else written
 
 
 def _quantization(
