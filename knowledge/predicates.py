@@ -314,26 +314,16 @@ def _attribute(kind: str, name: str, read: Callable[[Entry], object], label: str
     return probe
 
 
-def _min_capability(method: str) -> _Probe:
-    inner = _attribute("quantization_methods", method, lambda e: getattr(e, "min_capability", None), "min_capability")
+def _literal_attribute(kind: str, name: str, field: str, what: str) -> _Probe:
+    """An entry's attribute, where a present entry whose value the source does not state literally is not
+    checkable (rather than a contradiction)."""
+    inner = _attribute(kind, name, lambda e: getattr(e, field, None), field)
 
     def probe(registry: Registry) -> _Observation:
         value, evidence = inner(registry)
         if value is None and evidence.line is not None:
-            raise _NotCheckable(f"{method} at {registry.tag} has no literal min capability in the source")
+            raise _NotCheckable(f"{name} at {registry.tag} has no literal {what} in the source")
         return value, evidence
-
-    return probe
-
-
-def _flag_choice(flag: str) -> _Probe:
-    inner = _attribute("cli_flags", flag, lambda e: getattr(e, "choices", None), "choices")
-
-    def probe(registry: Registry) -> _Observation:
-        choices, evidence = inner(registry)
-        if choices is None and evidence.line is not None:
-            raise _NotCheckable(f"{flag} at {registry.tag} has no literal choices in the source")
-        return choices, evidence
 
     return probe
 
@@ -369,7 +359,9 @@ def _plan(claim: _Claim) -> tuple[_Probe, Callable[[object], bool]]:
             lambda seen: seen == a.deprecated,
         )
     if key == "min_capability":
-        return _min_capability(a.method), lambda seen: seen == a.value
+        return _literal_attribute(
+            "quantization_methods", a.method, "min_capability", "min capability"
+        ), lambda seen: seen == a.value
     if key == "method_config_class":
         return (
             _attribute("quantization_methods", a.name, lambda e: getattr(e, "config_class", None), "config_class"),
@@ -381,7 +373,9 @@ def _plan(claim: _Claim) -> tuple[_Probe, Callable[[object], bool]]:
             lambda seen: seen == a.default,
         )
     if key == "cli_flag_choice":
-        return _flag_choice(a.flag), lambda seen: isinstance(seen, list) and (a.value in seen) == a.present
+        return _literal_attribute(
+            "cli_flags", a.flag, "choices", "choices"
+        ), lambda seen: isinstance(seen, list) and (a.value in seen) == a.present
     return _count(a.kind), lambda seen: seen == a.value
 
 
