@@ -18,9 +18,10 @@ import tarfile
 import time
 from pathlib import Path
 
-from vllm_quant_mcp.knowledge.index import SourceIndex, search
-from vllm_quant_mcp.knowledge.tree import SourceTree
-from vllm_quant_mcp.tools.grep_source import GrepQuery, grep_vllm_source
+from vllm_quant_mcp.knowledge.search.grep import search
+from vllm_quant_mcp.knowledge.search.trigram import SourceIndex
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+from vllm_quant_mcp.tools.grep_vllm_source.tool import GrepQuery, grep_vllm_source
 
 VERSION = "0.32.0"
 SDIST = Path.home() / ".cache" / "vllm-sdists" / f"vllm-{VERSION}.tar.gz"

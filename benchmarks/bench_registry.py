@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from releases import release_tree
 
-from vllm_quant_mcp.knowledge.derive import derive_registry
 from vllm_quant_mcp.knowledge.extract.language import parser
-from vllm_quant_mcp.knowledge.registry import SourceInfo
-from vllm_quant_mcp.knowledge.tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.derive import derive_registry
+from vllm_quant_mcp.knowledge.registry.model import SourceInfo
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 DEFAULT_VERSIONS = ["0.4.0", "0.4.1", "0.6.3", "0.9.2", "0.22.0", "0.32.0", "0.33.0"]
 

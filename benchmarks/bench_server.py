@@ -29,8 +29,8 @@ from typing import Any
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.knowledge.store import Store
 
 TAG = "v0.32.0"
 SDISTS = [

@@ -1,35 +1,37 @@
-"""Errors raised while fetching vLLM trees and keeping registries, translated once at the boundary.
+"""The one error tree: everything this package raises on purpose, in the four kinds the edges act on.
 
-Tool code never sees a gitpython, httpx or filelock exception: each source and the
-store raise one of these instead, with a message that names the bad value and says
-what to do next.
+The MCP layer and the CLI translate by kind, once (server/errors.py). Anything else that
+escapes a tool is a bug: logged with its traceback, never dressed up as a tool error.
+Third-party exceptions (gitpython, httpx, sqlite, filelock) are translated where they
+are caught, with `raise ... from exc`, so tool code never sees them.
 
     VllmQuantMcpError
-    ├── SourceError                  a tree at a tag could not be obtained
-    │   ├── UnsafeInputError         a remote, path or URL looks like a git option or transport (also ValueError)
-    │   ├── NotAVllmTreeError        a directory that holds no vllm/__init__.py (also ValueError)
-    │   ├── NetworkError             the git remote or package index did not answer
-    │   ├── ReleaseNotFoundError     the remote or index has no such tag / no usable file (also LookupError)
-    │   └── ChecksumError            a download does not match the index's sha256
-    └── StoreError                   the local cache could not be read or written
-        ├── LockTimeoutError         another refresh of the same tag held the lock too long
-        └── RegistryUnavailableError a cached registry is unusable and nothing can rebuild it
+    ├── InvalidInputError (ValueError)     the caller can fix it: a malformed tag, pattern, name, file
+    │                                      (a ValueError so pydantic validators report it as a field error)
+    ├── NotFoundError (LookupError)        well formed, but no such tag, release, file, symbol, GPU, issue
+    ├── UnavailableError                   a service or the cache could not answer now: retry, or go offline
+    └── InternalError                      our own data or code is wrong (a query that does not load, a
+                                           knowledge file that does not validate); also the private
+                                           control-flow signals of a module, so none escapes as a builtin
 
-Malformed or unknown tags raise knowledge.tags.InvalidTagError / UnknownTagError,
-which stay plain ValueError / LookupError so they can be raised before any I/O.
+Each module defines its own subclasses (SourceError, UnknownTagError, ...) under one of
+these four; tests/test_error_tree.py walks the package and fails on any that is not.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "ChecksumError",
+    "InternalError",
+    "InvalidInputError",
     "LockTimeoutError",
     "NetworkError",
     "NotAVllmTreeError",
+    "NotFoundError",
     "RegistryUnavailableError",
     "ReleaseNotFoundError",
     "SourceError",
-    "StoreError",
+    "UnavailableError",
     "UnsafeInputError",
     "VllmQuantMcpError",
 ]
@@ -39,23 +41,42 @@ class VllmQuantMcpError(Exception):
     """Base of every error this package raises on purpose."""
 
 
-class SourceError(VllmQuantMcpError):
-    """A vLLM tree at a tag could not be obtained from a source."""
+class InvalidInputError(VllmQuantMcpError, ValueError):
+    """Input a smarter call would have got right; the message names the bad value and the fix."""
 
 
-class UnsafeInputError(SourceError, ValueError):
-    """User input that git or the filesystem could read as an option, a transport or an escape."""
+class NotFoundError(VllmQuantMcpError, LookupError):
+    """A well-formed name that nothing here knows; the message lists the nearest known ones."""
 
 
-class NotAVllmTreeError(SourceError, ValueError):
+class UnavailableError(VllmQuantMcpError):
+    """A remote service or the local cache could not answer now; nothing in the cache was damaged."""
+
+
+class InternalError(VllmQuantMcpError):
+    """Our own bundled data or code is wrong; a bug to report, not something the caller can fix."""
+
+
+# -- where a tree at a tag comes from ---------------------------------------------------------------------
+
+
+class UnsafeInputError(InvalidInputError):
+    """A remote, path or URL that git or the filesystem could read as an option, a transport or an escape."""
+
+
+class NotAVllmTreeError(InvalidInputError):
     """A directory given as a source holds no vLLM package."""
+
+
+class SourceError(UnavailableError):
+    """A source could not provide the tree now: git missing, a damaged local repository, a broken download."""
 
 
 class NetworkError(SourceError):
     """The git remote or the package index could not be reached; nothing in the cache changed."""
 
 
-class ReleaseNotFoundError(SourceError, LookupError):
+class ReleaseNotFoundError(NotFoundError):
     """The remote or index answered, but has no such release (or no file we can read)."""
 
     def __init__(self, message: str, suggestions: list[str] | None = None) -> None:
@@ -65,16 +86,15 @@ class ReleaseNotFoundError(SourceError, LookupError):
 
 
 class ChecksumError(SourceError):
-    """A downloaded file does not match the sha256 the index published."""
+    """A downloaded file does not match the sha256 the index published; the download is discarded."""
 
 
-class StoreError(VllmQuantMcpError):
-    """The local registry/tree cache could not be read or written."""
+# -- the local cache ----------------------------------------------------------------------------------------
 
 
-class LockTimeoutError(StoreError):
+class LockTimeoutError(UnavailableError):
     """Another process kept the refresh lock of a tag longer than we were willing to wait."""
 
 
-class RegistryUnavailableError(StoreError):
+class RegistryUnavailableError(UnavailableError):
     """A cached registry is corrupt or stale and there is neither a cached tree nor a bundled copy."""

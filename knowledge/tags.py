@@ -9,17 +9,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
+
 __all__ = ["InvalidTagError", "UnknownTagError", "nearest_tags", "normalize_tag", "pypi_version", "tag_key"]
 
 # v0.32.0, v0.9.0.1, v0.6.1.post2, v0.4.0rc1 — never a leading dash, never a path.
 _TAG_RE = re.compile(r"^v?(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\.\d{1,3})?(\.?post\d{1,3}|rc\d{1,3})?$")
 
 
-class InvalidTagError(ValueError):
+class InvalidTagError(InvalidInputError):
     """The text is not shaped like a vLLM release tag."""
 
 
-class UnknownTagError(LookupError):
+class UnknownTagError(NotFoundError):
     """The tag is well formed but no release with it is known here."""
 
     def __init__(self, tag: str, suggestions: list[str]) -> None:

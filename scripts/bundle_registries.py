@@ -1,4 +1,4 @@
-"""Regenerate knowledge/bundled/*.json: `refresh` each release from its real sdist, copy the registry in.
+"""Regenerate knowledge/registry/bundled/*.json: `refresh` each release from its real sdist, copy the registry in.
 
 Run after changing an extractor: python scripts/bundle_registries.py [--from v0.14.0] [--tags v0.32.0 ...]
 The releases come from the package index (VLLM_QUANT_MCP_INDEX_URL), cached under the user cache.
@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
-from vllm_quant_mcp.knowledge.refresh import refresh
-from vllm_quant_mcp.knowledge.store import default_store
+from vllm_quant_mcp.knowledge.registry.refresh import refresh
+from vllm_quant_mcp.knowledge.registry.store import default_store
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag, tag_key
 
-BUNDLED = Path(__file__).resolve().parents[1] / "knowledge" / "bundled"
+BUNDLED = Path(__file__).resolve().parents[1] / "knowledge" / "registry" / "bundled"
 
 
 def released_tags(index_url: str) -> list[str]:

@@ -17,16 +17,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult
 from mcp.types import Tool as MCPTool
 
-from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .schemas import compact_input_schema, shallow_output_schema
 
-__all__ = ["READ_ONLY", "TOOLS_LIST", "LazyContext", "VllmQuantServer", "anticipated", "build_server", "shipped_tools"]
+__all__ = ["TOOLS_LIST", "LazyContext", "VllmQuantServer", "build_server", "shipped_tools"]
 
 TOOLS_LIST = "tools_list.json"
 
@@ -38,33 +36,6 @@ INSTRUCTIONS = (
     "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known), "
     "then quote every flag, dtype, env var or capability with the tag and permalink the tool returned."
 )
-
-
-def READ_ONLY(title: str) -> ToolAnnotations:
-    """Every tool here only reads: vLLM source, registries, and the knowledge base."""
-    return ToolAnnotations(title=title, read_only_hint=True)
-
-
-def anticipated(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn anticipated failures into ToolError, whose text the model reads.
-
-    Bad input (a tag, name or pattern a smarter call would have got right) is the usual
-    case. Network and store failures are server state, which the SDK's style would send as
-    a protocol error; they come back as tool errors too, because their text says what is
-    cached and what to retry, which the model can act on. Anything else stays a crash: the
-    SDK hides its text and logs the traceback.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except (VllmQuantMcpError, ValueError, LookupError) as exc:
-            raise ToolError(str(exc)) from exc
-        except OSError as exc:
-            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
-
-    return wrapper
 
 
 class LazyContext:
@@ -141,12 +112,9 @@ def build_server(context: Callable[[], ToolContext]) -> VllmQuantServer:
     lazy = LazyContext(context)
 
     def register_tools(server: MCPServer) -> None:
-        from . import mcp_deploy_tools, mcp_registry_tools, mcp_source_tools, mcp_upgrade_tools
+        from . import mcp_tools
 
-        mcp_registry_tools.register(server, lazy)
-        mcp_source_tools.register(server, lazy)
-        mcp_upgrade_tools.register(server, lazy)
-        mcp_deploy_tools.register(server, lazy)
+        mcp_tools.register(server, lazy)
 
     server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_resources.register(server, lazy)

@@ -1,6 +1,10 @@
-"""`vllm-quant-mcp`: the CLI. Each subcommand calls the same tool function the MCP server exposes.
+"""`vllm-quant-mcp`: the CLI. Every tool subcommand is generated from the tool's spec, as its MCP signature is.
 
-Imports happen inside the handlers so `--help` and `serve` start fast.
+A query model field becomes `--field-name` (or what its `Cli` marker says), its type picks
+the argparse shape (flag, choices, `NAME=VALUE` list, JSON object), and its description is
+the help. Bounds are not repeated here: the query model validates the values, and a
+violation is reported with the flag's spelling. `serve` and `refresh` are the two commands
+that are not tools: the server itself, and the one command that writes the cache.
 """
 
 from __future__ import annotations
@@ -8,10 +12,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import types
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin
 
-from . import cli_commands
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from vllm_quant_mcp.tools.spec import Cli, ToolSpec
+
+from .cli_inputs import INPUTS, Input, value_parser
+from .errors import exit_code, validation_text
+from .toolsets import all_specs
 
 __all__ = ["build_parser", "main"]
 
@@ -36,12 +48,63 @@ environment:
 """
 
 
-def _tag_arg(parser: argparse.ArgumentParser, help_text: str = "vLLM release tag, e.g. v0.32.0") -> None:
-    parser.add_argument("--tag", help=f"{help_text} (default: pinned or newest bundled)")
+def _unwrap_optional(annotation: Any) -> Any:
+    """`T | None` -> T; anything else unchanged."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
 
 
-def _json_arg(parser: argparse.ArgumentParser) -> None:
+def _flags(name: str, cli: Cli) -> list[str]:
+    return list(cli.flags) or [f"--{name.replace('_', '-')}"]
+
+
+def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> str:
+    """Add one query field to the subcommand; returns how errors should spell it."""
+    cli = next((m for m in field.metadata if isinstance(m, Cli)), Cli())
+    kind = _unwrap_optional(field.annotation)
+    help_text = field.description or ""
+    options: dict[str, Any] = {"help": help_text, "default": None}
+    if kind is bool:
+        options.update(action="store_true", default=None)
+    elif get_origin(kind) is Literal:
+        options["choices"] = [str(c) for c in get_args(kind)]
+    elif kind is int:
+        options["type"] = int
+    elif get_origin(kind) is list:
+        options["nargs"] = argparse.REMAINDER if cli.rest else "+"
+    elif get_origin(kind) is dict and get_args(kind) == (str, str):
+        options.update(action="append", metavar="NAME=VALUE")
+    elif (get_origin(kind) is dict) or (isinstance(kind, type) and issubclass(kind, BaseModel)):
+        options["metavar"] = "JSON"
+    if cli.metavar:
+        options["metavar"] = cli.metavar
+    if cli.positional or cli.rest:
+        if not field.is_required():
+            options["nargs"] = options.get("nargs", "?")
+        parser.add_argument(name, **options)
+        return name.replace("_", "-").upper() if not cli.rest else "arguments after --"
+    flags = _flags(name, cli)
+    if field.is_required():
+        options["required"] = True
+    parser.add_argument(*flags, dest=name, **options)
+    return flags[-1] if flags[-1].startswith("--") else flags[0]
+
+
+def _add_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], spec: ToolSpec[Any, Any]) -> None:
+    parser = sub.add_parser(spec.cli, help=spec.cli_help, description=spec.description)
+    custom: Input | None = INPUTS.get(spec.name)
+    skipped = custom.replaces if custom else ()
+    spell = {}
+    for name, field in spec.query.model_fields.items():
+        if name not in skipped:
+            spell[name] = _add_field(parser, name, field)
+    if custom is not None:
+        custom.add_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the tool's output model as JSON")
+    parser.set_defaults(spec=spec, spell=spell, parser=parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,9 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_serve(sub)
+    _add_refresh(sub)
+    for spec in all_specs():
+        _add_tool(sub, spec)
+    return parser
 
+
+def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="run the MCP server (stdio by default)")
-    _tag_arg(p, "default tag for tools called without one")
+    p.add_argument("--tag", help="default tag for tools called without one (default: pinned or newest bundled)")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
@@ -69,26 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST[:PORT]",
         help="extra allowed Host header, e.g. the name clients use for a team-shared server",
     )
-    p.set_defaults(handler=cli_commands.serve)
+    p.set_defaults(run=_serve)
 
-    p = sub.add_parser("tags", help="list bundled and refreshed tags")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.tags)
 
-    p = sub.add_parser("registry", help="print the registry of a tag (all kinds, or one)")
-    _tag_arg(p)
-    p.add_argument("--kind", help="one kind, e.g. quantization_methods, kv_cache_dtypes, cli_flags, backends.moe")
-    p.add_argument("--contains", help="with --kind: keep names containing this text")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.registry)
-
-    p = sub.add_parser("diff", help="what changed between two tags, kind by kind")
-    p.add_argument("from_tag")
-    p.add_argument("to_tag")
-    p.add_argument("--kind", help="limit to one kind")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.diff)
-
+def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("refresh", help="fetch the source at a tag and derive its registry into the cache")
     p.add_argument("--tag", required=True, help="vLLM release tag, e.g. v0.33.0")
     p.add_argument(
@@ -98,126 +152,79 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
     p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.refresh)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=_refresh)
 
-    p = sub.add_parser("grep", help="regex search over the vLLM tree at a tag")
-    p.add_argument("pattern")
-    _tag_arg(p)
-    p.add_argument("--path-glob", help="only files matching this glob, e.g. 'vllm/config/**'")
-    p.add_argument("-F", "--fixed-string", action="store_true", help="treat the pattern as a literal")
-    p.add_argument("-i", "--ignore-case", action="store_true")
-    p.add_argument("-C", "--context", type=int, default=0, help="lines of context (0-10)")
-    p.add_argument("--max-results", type=int, default=100, help="1-500 (default 100)")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.grep)
 
-    p = sub.add_parser("read", help="print a file or a line range of the vLLM tree at a tag")
-    p.add_argument("path", help="repository-relative path, e.g. vllm/config/cache.py")
-    _tag_arg(p)
-    p.add_argument("--start-line", type=int, default=1)
-    p.add_argument("--end-line", type=int)
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.read)
+def _serve(args: argparse.Namespace) -> int:
+    from .serve import run
 
-    p = sub.add_parser("symbol", help="where a class, function or module-level name is defined at a tag")
-    p.add_argument("name", help="e.g. CacheDType or Fp8Config.get_min_capability")
-    _tag_arg(p)
-    p.add_argument("--kind", choices=["class", "function", "variable"])
-    p.add_argument("--max-results", type=int, default=50, help="1-500 (default 50)")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.symbol)
+    return run(args)
 
-    p = sub.add_parser("verify", help="check the knowledge base's claims against the registries")
-    p.add_argument("--tags", nargs="+", metavar="TAG", help="only these tags (default: every known tag)")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.verify)
 
-    p = sub.add_parser("gates", help="what upgrading (or downgrading) between two tags does to a deployment")
-    p.add_argument("from_tag")
-    p.add_argument("to_tag")
-    p.add_argument("--command", dest="serve_command", help="the current `vllm serve ...` line, quoted")
-    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="a deployment env var")
-    p.add_argument("--gpu", help="e.g. h200, b200, mi300x")
-    p.add_argument("--model-family", help="e.g. deepseek, qwen3, gemma")
-    p.add_argument("--changes", choices=["breaking", "all", "none"], default="breaking", help="registry changes")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.gates)
+def _refresh(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.knowledge.registry.refresh import refresh
 
-    p = sub.add_parser("issue", help="a vLLM issue or PR: state, closing PRs, first release with the fix")
-    p.add_argument("number", help="e.g. 38652 or '#38652'")
-    _tag_arg(p, "your release: is the fix in it?")
-    p.add_argument("--repo", help="default vllm-project/vllm")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.issue)
+    result = refresh(args.tag, source=args.source, remote=args.remote, index_url=args.index_url)
+    if args.json:
+        print(result.model_dump_json(indent=2))
+        return 0
+    lines = [f"{result.tag}: tree {result.tree} from {result.source.kind} ({result.source.origin})"]
+    lines.append(f"registry: {result.registry_path}")
+    lines += [f"note: {n}" for n in result.notes]
+    print("\n".join(lines))
+    return 0
 
-    p = sub.add_parser("search-issues", help="search vLLM issues and PRs")
-    p.add_argument("query")
-    p.add_argument("--state", choices=["open", "closed"])
-    p.add_argument("--label")
-    p.add_argument("--since", help="created on or after YYYY-MM-DD")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.search_issues)
 
-    p = sub.add_parser("pick", help="ranked quantization options for a model on a GPU")
-    p.add_argument("--gpu", required=True, help="e.g. h200, 'H200 SXM', sm90")
-    model = p.add_mutually_exclusive_group(required=True)
-    model.add_argument("--model", help="Hugging Face repo id or local model directory")
-    model.add_argument(
-        "--model-figures",
-        metavar="JSON",
-        help='size and shape instead, e.g. \'{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}\'',
-    )
-    p.add_argument("--num-gpus", type=int, default=1)
-    _tag_arg(p)
-    p.add_argument("--priority", choices=["throughput", "latency", "accuracy", "memory"], default="throughput")
-    p.add_argument("--context-len", type=int)
-    p.add_argument("--concurrency", type=int)
-    p.add_argument("--checkpoint", choices=["any", "as_is", "online", "offline"])
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.pick)
+def _arguments(args: argparse.Namespace, spec: ToolSpec[Any, Any]) -> dict[str, Any]:
+    """The values given on the command line, as the query model takes them; defaults are the model's."""
+    given: dict[str, Any] = {}
+    for name, field in spec.query.model_fields.items():
+        value = getattr(args, name, None)
+        if value is None or value == []:
+            continue
+        given[name] = value_parser(field, args.spell.get(name, name))(value)
+    custom = INPUTS.get(spec.name)
+    if custom is not None:
+        given.update(custom.arguments(args))
+    return given
 
-    p = sub.add_parser("render", help="the exact vllm serve command, checked against the tag's registry")
-    p.add_argument("--model", required=True)
-    _tag_arg(p)
-    p.add_argument("--quantization", "-q")
-    p.add_argument("--kv-cache-dtype")
-    p.add_argument("--tensor-parallel-size", "-tp", type=int)
-    p.add_argument("--pipeline-parallel-size", "-pp", type=int)
-    p.add_argument("--expert-parallel", action="store_true")
-    p.add_argument("--max-model-len", type=int)
-    p.add_argument("--speculative", help="speculative config as JSON")
-    p.add_argument("--quantization-config", help="online quantization config as JSON")
-    p.add_argument("--linear-backend")
-    p.add_argument("--moe-backend")
-    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--gpu", help="check capability against this GPU")
-    p.add_argument("--checkpoint-dtype", help="e.g. bf16: applies the gates for unquantized checkpoints")
-    p.add_argument("--format", choices=["shell", "argv", "docker", "k8s", "python"], default="shell")
-    p.add_argument("extra_args", nargs=argparse.REMAINDER, help="after --: more vllm serve flags, validated too")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.render)
 
-    p = sub.add_parser(
-        "audit", help="check a deploy script, Kubernetes manifest or compose file at a tag (exit 1 if invalid)"
-    )
-    p.add_argument("file", type=Path, help="the file to read")
-    _tag_arg(p, "the release to audit against")
-    _json_arg(p)
-    p.set_defaults(handler=cli_commands.audit)
-    return parser
+def _run_tool(args: argparse.Namespace) -> int:
+    from .runtime import make_context
+
+    spec: ToolSpec[Any, Any] = args.spec
+    parser: argparse.ArgumentParser = args.parser
+    try:
+        query = spec.query.model_validate(_arguments(args, spec))
+    except ValidationError as exc:
+        parser.error(validation_text(exc, args.spell))
+    custom = INPUTS.get(spec.name)
+    ctx = make_context(getattr(query, "tag", None))
+    if custom is not None and custom.whole is not None and args.json and custom.whole(query):
+        print(custom.whole_json(ctx, query))
+        return 0
+    result = spec.function()(ctx, query)
+    print(result.model_dump_json(indent=2) if args.json else spec.renderer()(result))
+    return custom.exit_status(result) if custom is not None else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.handler(args)
+        code: int = args.run(args) if hasattr(args, "run") else _run_tool(args)
     except KeyboardInterrupt:
         print("interrupted; nothing half-written was kept", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `... | head`: the reader left; exit quietly as other Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception as exc:
+        code_for = exit_code(exc)
+        if code_for is None:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return code_for
     return code
 
 

@@ -12,10 +12,9 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources.types import FunctionResource
 
-from vllm_quant_mcp.knowledge.bundle import bundled_tags
-from vllm_quant_mcp.knowledge.diff import DIFF_KINDS
-from vllm_quant_mcp.knowledge.errors import VllmQuantMcpError
-from vllm_quant_mcp.tools import registry_view
+from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
+from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
+from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = ["register", "resource_uri"]
@@ -26,18 +25,21 @@ def resource_uri(tag: str, kind: str) -> str:
 
 
 def _read(ctx: Callable[[], ToolContext], tag: str, kind: str) -> str:
-    if kind not in DIFF_KINDS:
-        raise ResourceError(f"unknown registry kind {kind!r}; choose one of: {', '.join(DIFF_KINDS)}")
+    if kind not in KIND_NAMES:
+        raise ResourceError(f"unknown registry kind {kind!r}; choose one of: {', '.join(KIND_NAMES)}")
+    from vllm_quant_mcp.tools.get_registry.models import GetRegistryQuery
+    from vllm_quant_mcp.tools.get_registry.tool import get_registry
+
     try:
-        view = registry_view.get_registry(ctx(), tag, kind)
-    except (VllmQuantMcpError, ValueError, LookupError, OSError) as exc:
+        view = get_registry(ctx(), GetRegistryQuery(tag=tag, kind=kind))
+    except (InvalidInputError, NotFoundError, UnavailableError) as exc:
         raise ResourceError(str(exc)) from exc
     return view.model_dump_json()
 
 
 def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
     for tag in bundled_tags():
-        for kind in DIFF_KINDS:
+        for kind in KIND_NAMES:
             server.add_resource(
                 FunctionResource(
                     uri=resource_uri(tag, kind),

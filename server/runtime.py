@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from importlib.metadata import PackageNotFoundError, version
 
+from vllm_quant_mcp.knowledge.errors import NotFoundError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, nearest_tags, normalize_tag, tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -39,7 +40,7 @@ def default_tag(explicit: str | None, known: list[str]) -> str:
     if pinned:
         if pinned not in known:
             source = "--tag" if explicit else "VLLM_QUANT_MCP_TAG"
-            raise LookupError(
+            raise NotFoundError(
                 f"{source} pins {pinned}, which is neither bundled nor refreshed; "
                 f"run `vllm-quant-mcp refresh --tag {pinned}` or pin one of: {', '.join(nearest_tags(pinned, known))}."
             )
@@ -48,12 +49,12 @@ def default_tag(explicit: str | None, known: list[str]) -> str:
     if installed is not None and installed in known:
         return installed
     if not known:
-        raise LookupError("No vLLM registry is bundled or cached; run `vllm-quant-mcp refresh --tag v0.33.0`.")
+        raise NotFoundError("No vLLM registry is bundled or cached; run `vllm-quant-mcp refresh --tag v0.33.0`.")
     return max(known, key=tag_key)
 
 
 def make_context(tag: str | None) -> ToolContext:
-    from vllm_quant_mcp.knowledge.store import default_store
+    from vllm_quant_mcp.knowledge.registry.store import default_store
 
     store = default_store()
     return ToolContext(store=store, default_tag=default_tag(tag, store.known_tags()))

@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from vllm_quant_mcp.knowledge.tags import InvalidTagError
+
 from .app import build_server
 from .runtime import make_context, pinned_tag
 
@@ -29,7 +31,7 @@ def allowed_hosts_and_origins(
 def run(args: argparse.Namespace) -> int:
     try:
         pinned_tag(args.tag)  # a malformed pin fails here, not on every tool call after start-up
-    except ValueError as exc:
+    except InvalidTagError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     server = build_server(lambda: make_context(args.tag))

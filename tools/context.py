@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from vllm_quant_mcp.knowledge.registry import Registry, SourceInfo
+from vllm_quant_mcp.knowledge.registry.model import Registry, SourceInfo
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import normalize_tag
-from vllm_quant_mcp.knowledge.tree import SourceTree
 
 __all__ = ["RegistryStore", "ToolContext"]
 

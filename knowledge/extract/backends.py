@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ..registry import BackendEntry, Backends
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import BackendEntry, Backends
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, matches, string_items, text
 from .result import Extracted
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ..registry import CliFlag
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import CliFlag
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .cli_flags_modules import Modules
 from .cli_flags_types import read_rules
 from .cli_flags_values import Flag

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, literal, matches, module_assignments, text
 
 __all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]

@@ -20,8 +20,9 @@ import re
 
 import tree_sitter
 
-from ..registry import EnvVar
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import EnvVar
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, literal, matches, text
 from .result import Extracted
 

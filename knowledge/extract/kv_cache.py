@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ..registry import KvCacheDtype
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import KvCacheDtype
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, matches, string_items
 from .result import Extracted
 

@@ -12,12 +12,14 @@ from importlib import resources
 import tree_sitter
 import tree_sitter_python
 
+from vllm_quant_mcp.knowledge.errors import InternalError
+
 __all__ = ["LANGUAGE", "QueryLoadError", "parser", "query", "query_source"]
 
 LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
 
-class QueryLoadError(RuntimeError):
+class QueryLoadError(InternalError):
     """A packaged .scm query is missing or does not compile against the grammar."""
 
 

@@ -14,12 +14,14 @@ from collections.abc import Iterator
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.errors import InternalError
+
 from .language import query
 
 __all__ = ["NotLiteral", "line", "literal", "matches", "module_assignments", "string_items", "text"]
 
 
-class NotLiteral(ValueError):
+class NotLiteral(InternalError):
     """The node is an expression we will not guess at (a call, a name, an f-string)."""
 
 

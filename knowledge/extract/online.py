@@ -13,8 +13,9 @@ from typing import Literal
 
 import tree_sitter
 
-from ..registry import OnlineQuantEntry
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import OnlineQuantEntry
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, literal, matches, text
 from .result import Extracted
 

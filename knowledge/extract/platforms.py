@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ..registry import PlatformQuantization
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import PlatformQuantization
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, matches, string_items, text
 from .result import Extracted
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import tree_sitter
 
-from ..registry import QuantizationMethod
-from ..tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
 from .nodes import NotLiteral, line, literal, matches, string_items, text
 from .quantization_classes import ClassResolver, Config
 from .result import Extracted

@@ -9,9 +9,8 @@ only when Retry-After asks for at most two seconds; otherwise the pause until th
 reset is remembered (in the cache, so every process sees it) and no request is
 sent before it ends.
 
-    GitHubError
-    ├── GitHubUnavailableError   no answer from GitHub and nothing cached (also OSError)
-    └── GitHubNotFoundError      GitHub answered 404/410 for that path (also LookupError)
+    GitHubUnavailableError (UnavailableError)   no answer from GitHub and nothing cached
+    GitHubNotFoundError (NotFoundError)         GitHub answered 404/410 for that path
 
 httpx exceptions stop here. The token lives in the client's default headers
 only; messages, logs and cache keys carry the path, never a header.
@@ -29,11 +28,11 @@ from urllib.parse import urlencode
 
 import httpx
 
-from ..errors import VllmQuantMcpError
+from ..errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
 from .cache import CachedResponse, ResponseCache
 from .settings import GitHubSettings
 
-__all__ = ["Fetched", "Freshness", "GitHubClient", "GitHubError", "GitHubNotFoundError", "GitHubUnavailableError"]
+__all__ = ["Fetched", "Freshness", "GitHubClient", "GitHubNotFoundError", "GitHubUnavailableError"]
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +41,11 @@ MAX_RETRY_AFTER = 2.0
 _ORDER: dict[Freshness, int] = {"live": 0, "revalidated": 1, "cached": 2}
 
 
-class GitHubError(VllmQuantMcpError):
-    """GitHub could not give the answer a tool asked for."""
-
-
-class GitHubUnavailableError(GitHubError, OSError):
+class GitHubUnavailableError(UnavailableError):
     """GitHub did not answer (offline, timeout, 5xx, rate limit) and nothing was cached for the request."""
 
 
-class GitHubNotFoundError(GitHubError, LookupError):
+class GitHubNotFoundError(NotFoundError):
     """GitHub answered that the path does not exist (wrong number, or a deleted or transferred item)."""
 
 
@@ -71,7 +66,7 @@ class Fetched:
         return Fetched(data, worst.freshness, max(p.age for p in parts), notes)
 
 
-class _Refused(Exception):
+class _Refused(InternalError):
     """GitHub answered, but not with the data: the note says why, for the cache fallback."""
 
 
@@ -95,7 +90,7 @@ class GitHubClient:
         if config.token is not None:
             value = config.token.get_secret_value()
             if not value.isprintable() or value != value.strip() or " " in value:
-                raise ValueError(
+                raise InvalidInputError(
                     "GITHUB_TOKEN/GH_TOKEN holds whitespace or control characters; set it to the bare token."
                 )
             headers["Authorization"] = f"Bearer {value}"
@@ -204,7 +199,7 @@ class GitHubClient:
 
 def _key(path: str, params: dict[str, str | int] | None) -> str:
     if not path.startswith("/") or "//" in path or "\\" in path:
-        raise ValueError(f"GitHub API path {path!r} must start with a single '/'.")
+        raise InternalError(f"GitHub API path {path!r} must start with a single '/'.")
     query = urlencode(sorted((k, str(v)) for k, v in (params or {}).items()))
     return f"{path}?{query}" if query else path
 

@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SourceError
-from ..facts import KnowledgeBase
-from ..facts_kinds import PainPoint, VersionGate
+from vllm_quant_mcp.knowledge.facts.kinds import PainPoint, VersionGate
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+
+from ..errors import InvalidInputError, SourceError
 from ..sources.git import GitSource
 from ..tags import InvalidTagError, normalize_tag, tag_key
-from .models import FirstRelease, FixMethod, Verdict
+from .answers import FirstRelease, FixMethod, Verdict
 
 if TYPE_CHECKING:
     import git
@@ -49,7 +50,7 @@ def check_sha(sha: str) -> str:
     """A commit id safe to hand to git (hex only, so never an option), lower-cased."""
     value = sha.strip().lower()
     if not _SHA.match(value):
-        raise ValueError(f"{sha!r} is not a commit sha (7-64 hex digits); refusing to pass it to git.")
+        raise InvalidInputError(f"{sha!r} is not a commit sha (7-64 hex digits); refusing to pass it to git.")
     return value
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..facts import KnowledgeBase
-from ..facts_base import Fact, IssueCitation, PrCitation
-from ..facts_kinds import PainPoint, VersionGate
-from .models import FirstRelease, KbFact
+from vllm_quant_mcp.knowledge.facts.fact import Fact, IssueCitation, PrCitation
+from vllm_quant_mcp.knowledge.facts.kinds import PainPoint, VersionGate
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+
+from .answers import FirstRelease, KbFact
 
 __all__ = ["KbFact", "LiveState", "disagreements", "facts_about"]
 

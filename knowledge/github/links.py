@@ -89,3 +89,12 @@ def body_excerpt(body: str | None, limit: int = EXCERPT_CHARS) -> str:
     """The opening of a body with template comments dropped and whitespace collapsed, at most `limit` chars."""
     text = " ".join(_COMMENT.sub(" ", body or "").split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def labels(data: dict[str, Any]) -> list[str]:
+    """The label names of an issue or PR as the REST API returns it."""
+    return [str(label.get("name")) for label in data.get("labels") or [] if isinstance(label, dict)]
+
+
+def item_url(repo: str, n: int, is_pr: bool) -> str:
+    return f"https://github.com/{repo}/{'pull' if is_pr else 'issues'}/{n}"

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+
 from ..settings import settings
 
 __all__ = ["DEFAULT_API_URL", "DEFAULT_REPO", "GitHubSettings", "RepoNotAllowedError", "github_settings"]
@@ -26,7 +28,7 @@ DEFAULT_REPO = "vllm-project/vllm"
 _REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 
 
-class RepoNotAllowedError(ValueError):
+class RepoNotAllowedError(InvalidInputError):
     """A repository outside the configured allow-list, or not shaped like owner/name."""
 
 

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
-from ..registry import SourceInfo
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Source"]
+__all__ = ["Source", "SourceInfo"]
+
+
+class SourceInfo(BaseModel):
+    """How a tree was obtained: recorded beside it and in every registry derived from it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["git", "pypi", "wheel", "dir"]
+    origin: str = Field(description="Remote URL, index URL of the file, or directory the tree came from.")
+    commit: str | None = None
+    sha256: str | None = None
 
 
 class Source(Protocol):

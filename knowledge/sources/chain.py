@@ -6,9 +6,15 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
-from ..registry import SourceInfo
-from .base import Source
+from vllm_quant_mcp.knowledge.errors import (
+    NetworkError,
+    NotFoundError,
+    ReleaseNotFoundError,
+    SourceError,
+    UnavailableError,
+)
+
+from .base import Source, SourceInfo
 
 __all__ = ["FallbackSource"]
 
@@ -21,13 +27,11 @@ class FallbackSource:
         self.notes: list[str] = []
 
     def fetch(self, tag: str, dest: Path) -> SourceInfo:
-        failures: list[SourceError] = []
+        failures: list[UnavailableError | NotFoundError] = []
         for source in self.sources:
             try:
                 info = source.fetch(tag, dest)
-            except UnsafeInputError:
-                raise
-            except SourceError as exc:
+            except (UnavailableError, NotFoundError) as exc:  # bad input is not retried elsewhere
                 failures.append(exc)
                 self.notes.append(f"{source.kind} source failed ({exc}); trying the next source.")
                 _empty(dest)
@@ -42,7 +46,7 @@ def _empty(folder: Path) -> None:
     folder.mkdir()
 
 
-def _combined(tag: str, failures: list[SourceError]) -> SourceError:
+def _combined(tag: str, failures: list[UnavailableError | NotFoundError]) -> UnavailableError | NotFoundError:
     message = f"No source could provide {tag}: " + " | ".join(str(f) for f in failures)
     if failures and all(isinstance(f, ReleaseNotFoundError) for f in failures):
         suggestions = [s for f in failures if isinstance(f, ReleaseNotFoundError) for s in f.suggestions]

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 from ..errors import NotAVllmTreeError, UnsafeInputError
-from ..registry import SourceInfo
 from ..tags import InvalidTagError, normalize_tag
+from .base import SourceInfo
 
 __all__ = ["DirectorySource", "declared_version", "installed_vllm"]
 

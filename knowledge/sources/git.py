@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from filelock import FileLock, Timeout
 
 from ..errors import LockTimeoutError, NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
-from ..registry import SourceInfo
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 from .archive import extract_tar
+from .base import SourceInfo
 
 if TYPE_CHECKING:
     import git

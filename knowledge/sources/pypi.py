@@ -13,9 +13,9 @@ from pathlib import Path
 
 from ..atomic import atomic_write_text
 from ..errors import NotAVllmTreeError, ReleaseNotFoundError
-from ..registry import SourceInfo
 from ..tags import pypi_version
 from .archive import extract_tar
+from .base import SourceInfo
 from .index import IndexFile, PackageIndex, http_client
 from .wheel import WheelSource
 

@@ -11,14 +11,14 @@ import io
 
 import httpx
 
-from ..errors import NetworkError
+from ..errors import InternalError, NetworkError
 
 __all__ = ["BLOCK", "RangeFile", "RangeNotSupportedError"]
 
 BLOCK = 1 << 19
 
 
-class RangeNotSupportedError(Exception):
+class RangeNotSupportedError(InternalError):
     """The server answered a Range request with the whole file; the caller falls back to a full download."""
 
 

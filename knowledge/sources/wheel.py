@@ -17,9 +17,9 @@ from pathlib import Path
 import httpx
 
 from ..errors import NotAVllmTreeError, SourceError
-from ..registry import SourceInfo
 from ..tags import pypi_version
 from .archive import extract_zip_members
+from .base import SourceInfo
 from .index import IndexFile, PackageIndex, http_client
 from .remotezip import RangeFile, RangeNotSupportedError
 

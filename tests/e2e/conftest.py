@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hubserver import HubServer
-from releases import install_release_tree
+from support.hubserver import HubServer
+from support.releases import install_release_tree
 
 
 @pytest.fixture(scope="module")

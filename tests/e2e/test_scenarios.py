@@ -20,16 +20,16 @@ from typing import Any
 
 import git
 import pytest
-from githubapi import GitHubApi, issue_json, pull_json
-from hubserver import HubServer, llama_70b_config
 from mcp.client.session import ClientSession
-from mcp_session import stdio_session
-from releases import release_tree
+from support.githubapi import GitHubApi, issue_json, pull_json
+from support.hubserver import HubServer, llama_70b_config
+from support.mcp_session import stdio_session
+from support.releases import release_tree
 
 pytestmark = pytest.mark.anyio
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-BUNDLED = REPO_ROOT / "knowledge" / "bundled"
+BUNDLED = REPO_ROOT / "knowledge" / "registry" / "bundled"
 DEPLOY = REPO_ROOT / "tests" / "fixtures" / "deploy"
 LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
 FLASHINFER = "vllm/v1/attention/backends/flashinfer.py"

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.paths import FIXTURES as FIXTURE_ROOT
+from support.paths import REPO
 
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 CONTRACT_KEYS = {
@@ -105,7 +107,7 @@ def test_verify_evaluates_every_claim_over_the_bundled_releases(tmp_path: Path) 
 
 def test_grep_on_a_tag_whose_tree_cannot_be_fetched_says_so_and_how_to_fix_it(tmp_path: Path) -> None:
     done = run("grep", "CacheDType", "--tag", "v0.32.0", cache=tmp_path)
-    assert done.returncode == 2
+    assert done.returncode == 3  # a service could not be reached: distinct from a usage error
     assert "unreachable" in done.stderr and "VLLM_QUANT_MCP_INDEX_URL" in done.stderr
     assert not (tmp_path / "trees" / "v0.32.0").exists()
 
@@ -121,7 +123,7 @@ def test_top_level_help_shows_examples_and_the_environment(tmp_path: Path) -> No
     assert "examples:" in done.stdout and "VLLM_QUANT_MCP_CACHE_DIR" in done.stdout
 
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "deploy"
+FIXTURES = FIXTURE_ROOT / "deploy"
 
 
 def test_audit_exits_1_on_an_invalid_script_and_0_on_a_clean_manifest(tmp_path: Path) -> None:
@@ -169,7 +171,9 @@ def test_a_bad_pinned_tag_names_the_variable_it_came_from(tmp_path: Path) -> Non
 def test_an_out_of_range_option_is_one_line_per_problem_not_a_validation_dump(tmp_path: Path) -> None:
     done = run("grep", "x", "--tag", "v0.32.0", "--max-results", "0", cache=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == "error: max-results: Input should be greater than or equal to 1"
+    usage, *_, error = done.stderr.strip().splitlines()
+    assert usage.startswith("usage: vllm-quant-mcp grep ")
+    assert error == "vllm-quant-mcp grep: error: --max-results: Input should be greater than or equal to 1"
 
 
 def test_verify_for_one_tag_reports_the_claims_that_speak_of_it_all_checkable(tmp_path: Path) -> None:
@@ -195,8 +199,6 @@ def test_pick_answers_offline_from_explicit_model_figures(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     options = json.loads(done.stdout)["options"]
-    registry = json.loads(
-        (Path(__file__).resolve().parents[2] / "knowledge/bundled/v0.32.0.json").read_text(encoding="utf-8")
-    )
+    registry = json.loads((REPO / "knowledge/registry/bundled/v0.32.0.json").read_text(encoding="utf-8"))
     methods = {m["name"] for m in registry["quantization_methods"]}
     assert options and all(o["quantization"]["name"] in methods for o in options)

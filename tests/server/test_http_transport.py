@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import httpx2
 import pytest
-from loopback import closed_port
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from support.loopback import closed_port
 
 from vllm_quant_mcp.server.serve import allowed_hosts_and_origins
 

@@ -15,10 +15,11 @@ import sys
 HEAVY_PACKAGES = {"git", "tree_sitter", "httpx", "diskcache", "regex", "yaml", "filelock"}
 KNOWLEDGE_BASE_MODULES = {
     "vllm_quant_mcp.knowledge.facts",
-    "vllm_quant_mcp.knowledge.facts_base",
-    "vllm_quant_mcp.knowledge.facts_kinds",
-    "vllm_quant_mcp.knowledge.predicates",
-    "vllm_quant_mcp.knowledge.store",
+    "vllm_quant_mcp.knowledge.facts.fact",
+    "vllm_quant_mcp.knowledge.facts.kinds",
+    "vllm_quant_mcp.knowledge.facts.knowledge_base",
+    "vllm_quant_mcp.knowledge.facts.predicates",
+    "vllm_quant_mcp.knowledge.registry.store",
 }
 
 _PROBE = """

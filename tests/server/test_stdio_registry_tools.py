@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_session import stdio_session
-from releases import release_tree
+from support.mcp_session import stdio_session
+from support.releases import release_tree
 
 pytestmark = pytest.mark.anyio
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_session import stdio_session
-from releases import install_release_tree, release_tree
+from support.mcp_session import stdio_session
+from support.releases import install_release_tree, release_tree
 
 pytestmark = pytest.mark.anyio
 CACHE_PY = "vllm/config/cache.py"

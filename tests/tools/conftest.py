@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from releases import release_tree
+from support.releases import CACHE, release_tree
 
-from vllm_quant_mcp.knowledge.index import SourceIndex, index_for
-from vllm_quant_mcp.knowledge.store import Store
-from vllm_quant_mcp.knowledge.tree import SourceTree
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
 
 
@@ -20,7 +20,8 @@ def tree() -> SourceTree:
 
 @pytest.fixture(scope="module")
 def index(tree: SourceTree) -> SourceIndex:
-    return index_for(tree)
+    """Built once per test cache and saved there, so every worker and the next run read it instead."""
+    return index_for(tree, CACHE / "index")
 
 
 @pytest.fixture

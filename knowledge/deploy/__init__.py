@@ -1,0 +1,1 @@
+"""Reading what users hand us: `vllm serve` command lines and deployment files (scripts, manifests, compose)."""

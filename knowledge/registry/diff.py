@@ -1,0 +1,90 @@
+"""What changed between the registries of two tags, kind by kind.
+
+Provenance is left out of the comparison: lines move every release, and an
+agent asking "what changed" wants names and meanings, not reflowed files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from .kinds import KIND_NAMES, entries_of
+from .model import Entry, Provenance, Registry
+
+__all__ = [
+    "ChangedEntry",
+    "DiffEntry",
+    "FieldChange",
+    "KindDiff",
+    "RegistryDiff",
+    "diff_kind",
+    "diff_registries",
+]
+
+
+class DiffEntry(BaseModel):
+    name: str
+    provenance: Provenance
+
+
+class FieldChange(BaseModel):
+    before: Any
+    after: Any
+
+
+class ChangedEntry(BaseModel):
+    name: str
+    changes: dict[str, FieldChange]
+    provenance: Provenance
+
+
+class KindDiff(BaseModel):
+    kind: str
+    added: list[DiffEntry]
+    removed: list[DiffEntry]
+    changed: list[ChangedEntry]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+class RegistryDiff(BaseModel):
+    from_tag: str
+    to_tag: str
+    kinds: list[KindDiff]
+
+
+def _comparable(entry: Entry) -> dict[str, Any]:
+    return entry.model_dump(exclude={"name", "provenance"})
+
+
+def diff_kind(old: list[Entry], new: list[Entry], kind: str) -> KindDiff:
+    before = {e.name: e for e in old}
+    after = {e.name: e for e in new}
+    changed: list[ChangedEntry] = []
+    for name in before.keys() & after.keys():
+        a, b = _comparable(before[name]), _comparable(after[name])
+        fields = {k: FieldChange(before=a.get(k), after=b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+        if fields:
+            changed.append(
+                ChangedEntry(name=name, changes=dict(sorted(fields.items())), provenance=after[name].provenance)
+            )
+    return KindDiff(
+        kind=kind,
+        added=[DiffEntry(name=e.name, provenance=e.provenance) for e in new if e.name not in before],
+        removed=[DiffEntry(name=e.name, provenance=e.provenance) for e in old if e.name not in after],
+        changed=sorted(changed, key=lambda c: c.name),
+    )
+
+
+def diff_registries(old: Registry, new: Registry, kinds: list[str] | None = None) -> RegistryDiff:
+    """Added, removed and changed entries from `old` to `new` (works in either direction)."""
+    selected = kinds or list(KIND_NAMES)
+    return RegistryDiff(
+        from_tag=old.tag,
+        to_tag=new.tag,
+        kinds=[diff_kind(entries_of(old, k), entries_of(new, k), k) for k in selected],
+    )

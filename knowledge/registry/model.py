@@ -1,0 +1,137 @@
+"""The registry of one vLLM release: every name agents otherwise answer from memory.
+
+This is the contract scripts rely on (`vllm-quant-mcp registry --tag T --json`).
+Bump SCHEMA_VERSION on any change that renames or removes a field; adding an
+optional field keeps the version.
+
+The fields of `Registry` that carry an `Extractor` marker are the registry's kinds, and
+this is the only place they are listed: derivation, diffs, the `kind` choices of the
+tools and the CLI all read them from here (knowledge/registry/kinds.py).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vllm_quant_mcp.knowledge.sources.base import SourceInfo
+from vllm_quant_mcp.knowledge.sources.tree import Provenance
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AnyEntry",
+    "BackendEntry",
+    "Backends",
+    "CliFlag",
+    "Entry",
+    "EnvVar",
+    "Extractor",
+    "KvCacheDtype",
+    "OnlineQuantEntry",
+    "PlatformQuantization",
+    "Provenance",
+    "QuantizationMethod",
+    "Registry",
+    "SourceInfo",
+]
+
+SCHEMA_VERSION = 1
+
+
+class Extractor(NamedTuple):
+    """Marks a Registry field as a kind: `function` in knowledge.extract.`module` derives it from a tree."""
+
+    module: str
+    function: str
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Entry(_Model):
+    name: str
+    provenance: Provenance
+
+
+class QuantizationMethod(Entry):
+    config_class: str | None = Field(description="Config class the name resolves to; aliases share one.")
+    config_path: str | None = Field(default=None, description="File that defines config_class.")
+    min_capability: int | None = Field(description="Literal get_min_capability() value (e.g. 89 = SM 8.9).")
+    deprecated: bool = Field(description="Listed in DEPRECATED_QUANTIZATION_METHODS at this tag.")
+    accepted_by_cli: bool = Field(
+        default=True,
+        description="False for keys get_quantization_config resolves that --quantization rejects.",
+    )
+
+
+class KvCacheDtype(Entry):
+    pass
+
+
+class OnlineQuantEntry(Entry):
+    kind: Literal["shorthand", "config_key"]
+
+
+class BackendEntry(Entry):
+    pass
+
+
+class Backends(_Model):
+    linear: list[BackendEntry] = []
+    moe: list[BackendEntry] = []
+    attention: list[BackendEntry] = []
+
+
+class CliFlag(Entry):
+    """One `vllm serve` engine flag, e.g. --kv-cache-dtype."""
+
+    field: str | None = Field(default=None, description="EngineArgs field the flag sets.")
+    choices: list[str] | None = Field(default=None, description="Literal choices, where the source states them.")
+    negation: str | None = Field(default=None, description="The --no- form of a boolean flag, if any.")
+    deprecated: bool = False
+    aliases: list[str] = []
+
+
+class EnvVar(Entry):
+    default: str | None = Field(default=None, description="The literal default as written in vllm/envs.py.")
+
+
+class PlatformQuantization(Entry):
+    """`name` is the platform class (CudaPlatform, RocmPlatform...)."""
+
+    methods: list[str]
+
+
+# Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
+AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
+
+
+class Registry(_Model):
+    schema_version: int = SCHEMA_VERSION
+    extractor_version: str = Field(description="Changes whenever an extractor or query changes.")
+    tag: str
+    source: SourceInfo
+    quantization_methods: Annotated[
+        list[QuantizationMethod], Extractor("quantization", "extract_quantization_methods")
+    ] = []
+    kv_cache_dtypes: Annotated[list[KvCacheDtype], Extractor("kv_cache", "extract_kv_cache_dtypes")] = []
+    online_quantization: Annotated[list[OnlineQuantEntry], Extractor("online", "extract_online_quantization")] = []
+    backends: Annotated[Backends, Extractor("backends", "extract_backends")] = Backends()
+    cli_flags: Annotated[list[CliFlag], Extractor("cli_flags", "extract_cli_flags")] = []
+    env_vars: Annotated[list[EnvVar], Extractor("env_vars", "extract_env_vars")] = []
+    platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
+    notes: dict[str, str] = Field(
+        default={},
+        description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",
+    )
+
+    def find_flag(self, written: str) -> tuple[CliFlag, bool] | None:
+        """The flag a spelling names at this tag (its name, an alias or its --no- form), and whether it negates."""
+        for flag in self.cli_flags:
+            if written == flag.name or written in flag.aliases:
+                return flag, False
+            if written == flag.negation:
+                return flag, True
+        return None

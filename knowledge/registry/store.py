@@ -1,0 +1,218 @@
+"""Where registries and trees are kept: bundled registries in the package, plus a user cache.
+
+    <cache>/registries/<tag>.json   registries derived by `refresh` (win over bundled ones when valid)
+    <cache>/trees/<tag>/            the fetched tree, with .vllm-quant-mcp-source.json saying where from
+    <cache>/sdists/, <cache>/git/   what the sources keep for reuse
+    <cache>/locks/<tag>.lock        one lock per tag: refreshes of a tag run one at a time
+    <cache>/index/<tag>-v<N>.sqlite the grep index of a cached tree, so a new server's first search skips the build
+
+Nothing here is ever half-written: registries go through atomic_write_text, trees
+are filled in a temporary folder and renamed into place. A cached registry that
+does not parse, or was written under another schema or extractor version, is
+rebuilt from the cached tree (or the bundled copy is used) instead of trusted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+import filelock
+from pydantic import ValidationError
+
+from vllm_quant_mcp.knowledge.atomic import atomic_write_text
+from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
+from vllm_quant_mcp.knowledge.extract.version import extractor_version
+from vllm_quant_mcp.knowledge.settings import settings
+from vllm_quant_mcp.knowledge.sources.base import Source
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
+
+from .bundle import bundled_tags, read_bundled
+from .model import SCHEMA_VERSION, Registry, SourceInfo
+
+__all__ = ["SOURCE_RECORD", "Store", "default_store"]
+
+SOURCE_RECORD = ".vllm-quant-mcp-source.json"
+LOCK_TIMEOUT = 900.0
+
+
+class Store:
+    def __init__(self, root: Path, lock_timeout: float = LOCK_TIMEOUT) -> None:
+        self.root = root
+        self.lock_timeout = lock_timeout
+        self._locks: dict[str, filelock.FileLock] = {}
+
+    # -- registries -------------------------------------------------------------------------------------------
+
+    def known_tags(self) -> list[str]:
+        """Tags with a bundled or cached registry, oldest release first."""
+        names = set(bundled_tags())
+        if self.registries_dir.is_dir():
+            names |= {p.stem for p in self.registries_dir.glob("v*.json")}
+        return sorted((t for t in names if _is_tag(t)), key=tag_key)
+
+    def registry_path(self, tag: str) -> Path:
+        return self.registries_dir / f"{normalize_tag(tag)}.json"
+
+    def load_registry(self, tag: str) -> Registry:
+        """The cached registry when valid, else one rebuilt from the cached tree, else the bundled one."""
+        tag = normalize_tag(tag)
+        path = self.registry_path(tag)
+        if path.is_file():
+            registry, problem = _read_cached(path, tag)
+            if registry is not None:
+                return registry
+            if self.tree_source(tag) is not None:
+                return self.rebuild_registry(tag)
+            bundled = read_bundled(tag)
+            if bundled is not None:
+                return bundled
+            raise RegistryUnavailableError(
+                f"The cached registry {path} is unusable ({problem}) and no tree of {tag} is cached; "
+                f"run `vllm-quant-mcp refresh --tag {tag}` to rebuild it."
+            )
+        bundled = read_bundled(tag)
+        if bundled is None:
+            raise UnknownTagError(tag, nearest_tags(tag, self.known_tags()))
+        return bundled
+
+    def save_registry(self, registry: Registry) -> Path:
+        path = self.registry_path(registry.tag)
+        atomic_write_text(path, registry.model_dump_json(indent=1) + "\n")
+        return path
+
+    def rebuild_registry(self, tag: str) -> Registry:
+        """Derive the registry of `tag` again from its cached tree and save it."""
+        from .derive import derive_registry
+
+        tag = normalize_tag(tag)
+        with self.lock(tag):
+            info = self.tree_source(tag)
+            if info is None:
+                raise RegistryUnavailableError(f"No tree of {tag} is cached; run `vllm-quant-mcp refresh --tag {tag}`.")
+            registry = derive_registry(self.source_tree(tag), info)
+            self.save_registry(registry)
+        return registry
+
+    # -- trees ------------------------------------------------------------------------------------------------
+
+    def tree_path(self, tag: str) -> Path:
+        return self.trees_dir / normalize_tag(tag)
+
+    def tree_source(self, tag: str) -> SourceInfo | None:
+        """How the cached tree of `tag` was obtained, or None when no complete tree is cached."""
+        record = self.tree_path(tag) / SOURCE_RECORD
+        try:
+            return SourceInfo.model_validate_json(record.read_text(encoding="utf-8"))
+        except (OSError, ValidationError):
+            return None
+
+    def source_tree(self, tag: str) -> SourceTree:
+        info = self.tree_source(tag)
+        if info is None:
+            raise RegistryUnavailableError(f"No tree of {tag} is cached; run `vllm-quant-mcp refresh --tag {tag}`.")
+        return SourceTree(self.tree_path(tag), normalize_tag(tag), info.commit)
+
+    def ensure_tree(self, tag: str, source: Source | None = None) -> SourceTree:
+        """The cached tree of `tag`, fetched first (default: git, then the package index) when missing."""
+        tag = normalize_tag(tag)
+        if self.tree_source(tag) is None:
+            with self.lock(tag):
+                if self.tree_source(tag) is None:
+                    if source is None:
+                        from vllm_quant_mcp.knowledge.sources.select import make_source
+
+                        source = make_source("auto", self.root)
+                    self.install_tree(tag, source)
+        return self.source_tree(tag)
+
+    def install_tree(self, tag: str, source: Source) -> SourceInfo:
+        """Fetch `tag` from `source` into a temporary folder and rename it into place; call under lock(tag)."""
+        tag = normalize_tag(tag)
+        self.trees_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.trees_dir.glob(f".*-{tag}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".tmp-{tag}-", dir=self.trees_dir))
+        try:
+            fresh = staging / "tree"
+            fresh.mkdir()
+            info = source.fetch(tag, fresh)
+            atomic_write_text(fresh / SOURCE_RECORD, info.model_dump_json())
+            target = self.tree_path(tag)
+            if target.exists():
+                target.rename(staging / "old")
+            fresh.rename(target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return info
+
+    # -- locking ----------------------------------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self, tag: str) -> Iterator[None]:
+        """Hold the refresh lock of `tag` (re-entrant within one thread; other threads and processes wait)."""
+        tag = normalize_tag(tag)
+        lock = self._locks.get(tag)
+        if lock is None:
+            self.locks_dir.mkdir(parents=True, exist_ok=True)
+            lock = self._locks.setdefault(tag, filelock.FileLock(self.locks_dir / f"{tag}.lock"))
+        try:
+            lock.acquire(timeout=self.lock_timeout)
+        except filelock.Timeout as exc:
+            raise LockTimeoutError(
+                f"Another refresh of {tag} has held {lock.lock_file} for over {self.lock_timeout:.0f} s; "
+                "wait for it to finish and retry (the lock is released when that process exits)."
+            ) from exc
+        try:
+            yield
+        finally:
+            lock.release()
+
+    @property
+    def registries_dir(self) -> Path:
+        return self.root / "registries"
+
+    @property
+    def trees_dir(self) -> Path:
+        return self.root / "trees"
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.root / "locks"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.root / "index"
+
+
+def _is_tag(text: str) -> bool:
+    try:
+        return normalize_tag(text) == text
+    except InvalidTagError:
+        return False
+
+
+def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str]:
+    """The registry at `path` if it is whole and current, else None and why not."""
+    try:
+        registry = Registry.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        return None, f"unreadable: {str(exc).splitlines()[0]}"
+    if registry.schema_version != SCHEMA_VERSION:
+        return None, f"schema {registry.schema_version}, expected {SCHEMA_VERSION}"
+    if registry.extractor_version != extractor_version():
+        return None, f"extractor {registry.extractor_version}, current {extractor_version()}"
+    if registry.tag != tag:
+        return None, f"it holds {registry.tag}"
+    return registry, ""
+
+
+@cache
+def default_store() -> Store:
+    """The store under VLLM_QUANT_MCP_CACHE_DIR (or the platform cache dir)."""
+    return Store(settings().cache_dir)

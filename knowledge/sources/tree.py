@@ -1,0 +1,103 @@
+"""A vLLM source tree at one tag: files on disk plus the tag they came from.
+
+Extractors read files only through this class, so every fact they record can
+carry a permalink, and each file is parsed by tree-sitter at most once. A tree at a
+tag does not change while it is read, so each path is checked against the root once.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["MAX_LINE_CHARS", "REPOSITORY_URL", "PathOutsideTreeError", "Provenance", "SourceTree", "clip_line"]
+
+REPOSITORY_URL = "https://github.com/vllm-project/vllm"
+MAX_LINE_CHARS = 1000
+
+
+class Provenance(BaseModel):
+    """Where in the tree at the tag a fact was read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(description="Path relative to the repository root, e.g. vllm/config/cache.py.")
+    line: int = Field(ge=1, description="1-based line of the definition.")
+    permalink: str = Field(description="Link to that line at the tag.")
+
+
+class PathOutsideTreeError(InvalidInputError):
+    """A relative path tried to leave the tree (.., absolute, or a link out)."""
+
+
+class SourceTree:
+    def __init__(self, root: Path, tag: str, commit: str | None = None) -> None:
+        self.root = root.resolve()
+        self.tag = tag
+        self.commit = commit
+        self._parsed: dict[str, tree_sitter.Tree] = {}
+        self._resolved: dict[str, Path] = {}
+
+    def resolve(self, relpath: str) -> Path:
+        """The file for a repository-relative path, refusing anything that escapes the tree."""
+        known = self._resolved.get(relpath)
+        if known is not None:
+            return known
+        pure = PurePosixPath(relpath)
+        if pure.is_absolute() or ".." in pure.parts or relpath.startswith("~"):
+            raise PathOutsideTreeError(
+                f"{relpath!r} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
+            )
+        candidate = (self.root / pure).resolve()
+        if not candidate.is_relative_to(self.root):
+            raise PathOutsideTreeError(f"{relpath!r} resolves outside the vLLM tree (a link out); refused.")
+        self._resolved[relpath] = candidate
+        return candidate
+
+    def exists(self, relpath: str) -> bool:
+        return self.resolve(relpath).is_file()
+
+    def read_bytes(self, relpath: str) -> bytes:
+        return self.resolve(relpath).read_bytes()
+
+    def read_text(self, relpath: str) -> str:
+        return self.read_bytes(relpath).decode("utf-8", errors="replace")
+
+    def glob(self, pattern: str) -> list[str]:
+        """Repository-relative POSIX paths of files matching a glob, sorted."""
+        return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file())
+
+    def parse(self, relpath: str) -> tree_sitter.Tree:
+        """The tree-sitter syntax tree of a Python file, parsed once per SourceTree."""
+        tree = self._parsed.get(relpath)
+        if tree is None:
+            tree = self._parser.parse(self.read_bytes(relpath))
+            self._parsed[relpath] = tree
+        return tree
+
+    @cached_property
+    def _parser(self) -> tree_sitter.Parser:
+        from vllm_quant_mcp.knowledge.extract.language import parser
+
+        return parser()
+
+    def permalink(self, relpath: str, line: int) -> str:
+        return f"{REPOSITORY_URL}/blob/{self.tag}/{relpath}#L{line}"
+
+    def provenance(self, relpath: str, line: int) -> Provenance:
+        return Provenance(path=relpath, line=line, permalink=self.permalink(relpath, line))
+
+
+def clip_line(line: str) -> str:
+    """A line as tools show it: minified assets run to megabytes on one line, which no agent should be sent."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}… [line continues for {len(line) - MAX_LINE_CHARS} more characters]"

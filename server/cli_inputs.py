@@ -1,0 +1,127 @@
+"""What the shell hands the CLI, turned into query values: text into JSON objects and `NAME=VALUE` maps, and the
+three commands whose shell form differs from their MCP form.
+
+- `audit FILE`: the MCP tool takes the file's text and name; the CLI takes a path and reads it.
+- `audit` exits 1 when the file holds something the tag rejects, so a CI job can gate on it.
+- `registry --json` without `--kind` prints the whole registry: the contract scripts rely on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.tools.context import ToolContext
+
+__all__ = ["INPUTS", "MAX_FILE_BYTES", "Input", "value_parser"]
+
+MAX_FILE_BYTES = 1_000_000
+
+
+def _kind(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def _env_pairs(spelled: str) -> Callable[[list[str]], dict[str, str]]:
+    def parse(pairs: list[str]) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for pair in pairs:
+            name, sep, value = pair.partition("=")
+            if not sep or not name:
+                raise InvalidInputError(
+                    f"{spelled} {pair!r} is not NAME=VALUE; write e.g. {spelled} VLLM_USE_DEEP_GEMM=1"
+                )
+            env[name] = value
+        return env
+
+    return parse
+
+
+def _json_object(spelled: str) -> Callable[[str], dict[str, Any]]:
+    def parse(text: str) -> dict[str, Any]:
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(
+                f"{spelled} is not valid JSON ({exc.msg} at column {exc.colno}); quote it for the shell"
+            ) from exc
+        if not isinstance(value, dict):
+            raise InvalidInputError(f'{spelled} must be a JSON object such as \'{{"method": "eagle3"}}\'')
+        return value
+
+    return parse
+
+
+def value_parser(field: FieldInfo, spelled: str) -> Callable[[Any], Any]:
+    """How the text argparse collected for a field becomes the value its query model takes."""
+    kind = _kind(field.annotation)
+    if get_origin(kind) is dict and get_args(kind) == (str, str):
+        return _env_pairs(spelled)
+    if get_origin(kind) is dict or (isinstance(kind, type) and issubclass(kind, BaseModel)):
+        return _json_object(spelled)
+    if get_origin(kind) is list:
+        return lambda words: words[1:] if words[:1] == ["--"] else words
+    return lambda value: value
+
+
+def read_text_file(path: Path) -> str:
+    """A deployment file, refused when it is not UTF-8 text or larger than MAX_FILE_BYTES (bytes actually read)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidInputError(f"{path} is over {MAX_FILE_BYTES:,} bytes; audit reads scripts and manifests")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path} is not UTF-8 text; audit reads scripts and YAML") from exc
+
+
+@dataclass(frozen=True)
+class Input:
+    """A command whose shell form differs from its MCP form."""
+
+    replaces: tuple[str, ...] = ()
+    add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+    arguments: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
+    exit_status: Callable[[Any], int] = lambda result: 0
+    whole: Callable[[Any], bool] | None = None
+    whole_json: Callable[[ToolContext, Any], str] = lambda ctx, query: ""
+
+
+def _audit_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="the script, Kubernetes manifest or compose file to read")
+
+
+def _audit_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"text": read_text_file(args.file), "filename": args.file.name}
+
+
+def _whole_registry(ctx: ToolContext, query: Any) -> str:
+    return ctx.registry(query.tag).model_dump_json(indent=2)
+
+
+INPUTS: dict[str, Input] = {
+    "audit_deployment": Input(
+        replaces=("text", "filename"),
+        add_arguments=_audit_file,
+        arguments=_audit_arguments,
+        exit_status=lambda report: 0 if report.ok else 1,
+    ),
+    "get_registry": Input(whole=lambda query: query.kind is None and not query.contains, whole_json=_whole_registry),
+}

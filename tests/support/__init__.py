@@ -1,0 +1,1 @@
+"""Stand-ins the tests share: loopback HTTP servers with real APIs' shapes, real release trees, a clock."""

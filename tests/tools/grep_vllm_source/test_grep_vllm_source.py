@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import regex
+from pydantic import ValidationError
+
+from vllm_quant_mcp.knowledge.search.grep import InvalidPatternError, PatternTimeoutError
+from vllm_quant_mcp.knowledge.search.trigram import SourceIndex
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
+from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree
+
+QUANT_INIT = "vllm/model_executor/layers/quantization/__init__.py"
+
+
+def brute_force(root: Path, pattern: str, flags: int = 0, prefix: str = "") -> set[tuple[str, int]]:
+    """Every (path, line) whose line matches, by scanning every line of every file."""
+    compiled = regex.compile(pattern, flags)
+    found = set()
+    for file in root.rglob("*"):
+        rel = file.relative_to(root).as_posix()
+        if not file.is_file() or not rel.startswith(prefix):
+            continue
+        lines = file.read_text(encoding="utf-8", errors="replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        found |= {(rel, n) for n, line in enumerate(lines, 1) if compiled.search(line)}
+    return found
+
+
+def grep(tree: SourceTree, index: SourceIndex, **kwargs: object) -> set[tuple[str, int]]:
+    result = grep_tree(tree, index, GrepQuery(max_results=500, **kwargs))  # type: ignore[arg-type]
+    assert not result.truncated
+    return {(m.path, m.line) for m in result.matches}
+
+
+def test_grep_finds_the_quantization_methods_literal_definition(tree: SourceTree, index: SourceIndex) -> None:
+    lines = (tree.root / QUANT_INIT).read_text(encoding="utf-8").split("\n")
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("QuantizationMethods = Literal"))
+    result = grep_tree(tree, index, GrepQuery(pattern="QuantizationMethods = Literal"))
+    assert [(m.path, m.line) for m in result.matches] == [(QUANT_INIT, line)]
+    assert result.tag == "v0.32.0"
+    assert result.matches[0].text == lines[line - 1]
+    assert result.matches[0].permalink == f"https://github.com/vllm-project/vllm/blob/v0.32.0/{QUANT_INIT}#L{line}"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags"),
+    [
+        (r"def get_min_capability", 0),
+        (r"VLLM_USE_[A-Z_]+", 0),
+        (r"class \w+Config\(QuantizationConfig\)", 0),
+        (r"nvfp4", regex.IGNORECASE),
+        (r"(fp8|int8)_(e4m3|quant)", 0),
+        (r"^\s*return \d+$", 0),
+        (r"kv_cache_dtype\s*==\s*\"fp8", 0),
+        (r"(?<=self\.)quant_config\b", 0),
+        (r"\bis_device_capability\(\d+\)", 0),
+        (r"[Mm]arlin\w*\s+=", 0),
+    ],
+)
+def test_grep_match_set_equals_a_brute_force_scan_of_every_line(
+    tree: SourceTree, index: SourceIndex, pattern: str, flags: int
+) -> None:
+    expected = brute_force(tree.root, pattern, flags)
+    assert expected, "pattern should match something in 0.32.0"
+    found = grep_tree(tree, index, GrepQuery(pattern=pattern, ignore_case=bool(flags), max_results=1))
+    assert found.total_matches == len(expected)
+    assert grep(tree, index, pattern=pattern, ignore_case=bool(flags)) == expected if len(expected) <= 500 else True
+
+
+def test_grep_path_glob_keeps_only_files_below_the_directory(tree: SourceTree, index: SourceIndex) -> None:
+    expected = brute_force(tree.root, "get_min_capability", prefix="vllm/model_executor/layers/quantization/")
+    found = grep(tree, index, pattern="get_min_capability", path_glob="vllm/model_executor/layers/quantization/**")
+    assert found == expected
+
+
+def test_grep_fixed_string_matches_regex_characters_literally(tree: SourceTree, index: SourceIndex) -> None:
+    expected = brute_force(tree.root, regex.escape("get_min_capability(cls)"))
+    assert expected
+    assert grep(tree, index, pattern="get_min_capability(cls)", fixed_string=True) == expected
+
+
+def test_grep_context_returns_the_neighbouring_lines(tree: SourceTree, index: SourceIndex) -> None:
+    lines = (tree.root / QUANT_INIT).read_text(encoding="utf-8").split("\n")
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("QuantizationMethods = Literal"))
+    match = grep_tree(tree, index, GrepQuery(pattern="QuantizationMethods = Literal", context=3)).matches[0]
+    assert match.before == lines[line - 4 : line - 1]
+    assert match.after == lines[line : line + 3]
+
+
+def test_grep_caps_results_and_says_it_cut_them(tree: SourceTree, index: SourceIndex) -> None:
+    result = grep_tree(tree, index, GrepQuery(pattern="^import ", max_results=5))
+    assert len(result.matches) == 5
+    assert result.truncated
+    assert result.total_matches == len(brute_force(tree.root, "^import "))
+    assert result.hint is not None and "path_glob" in result.hint
+
+
+def test_grep_invalid_regex_names_the_problem_and_suggests_fixed_string(tree: SourceTree, index: SourceIndex) -> None:
+    with pytest.raises(InvalidPatternError, match=r"fixed_string=true") as info:
+        grep_tree(tree, index, GrepQuery(pattern="get_min_capability("))
+    assert "get_min_capability(" in str(info.value)
+
+
+@pytest.mark.timeout(60)
+def test_grep_catastrophic_backtracking_raises_instead_of_hanging(tree: SourceTree, tmp_path: Path) -> None:
+    small = tmp_path / "tree"
+    shutil.copytree(tree.root / "vllm" / "config", small / "vllm" / "config")
+    (small / "vllm" / "planted.py").write_text("x = 1\n" + "a" * 50_000 + "b\n", encoding="utf-8")
+    planted = SourceTree(small, tree.tag)
+    with pytest.raises(PatternTimeoutError, match=r"\(a\+\)\+\$"):
+        grep_tree(planted, SourceIndex.build(small), GrepQuery(pattern="(a+)+$"))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"pattern": ""},
+        {"pattern": "x" * 1001},
+        {"pattern": "x", "context": 11},
+        {"pattern": "x", "max_results": 0},
+        {"pattern": "x", "max_results": 501},
+        {"pattern": "x", "unknown": True},
+    ],
+)
+def test_grep_query_rejects_out_of_bounds_input(bad: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        GrepQuery(**bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fixed", "message"),
+    [("a\x00b", True, "NUL"), ("def\nclass", False, "one line"), (r"foo\nbar", False, "one line")],
+)
+def test_grep_query_refuses_patterns_that_could_never_match_one_line(pattern: str, fixed: bool, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        GrepQuery(pattern=pattern, fixed_string=fixed)
+
+
+def test_grep_query_accepts_a_literal_backslash_n_as_fixed_text() -> None:
+    assert GrepQuery(pattern=r'"\n".join', fixed_string=True).pattern == r'"\n".join'

@@ -1,0 +1,120 @@
+"""`audit_deployment`: what in a deployment file (script, Kubernetes manifest, compose file) breaks at a tag.
+
+Each `vllm serve` invocation the file holds is checked with check_gates: against the
+tag alone, or, when the file pins a release (an image tag, a pip pin), as an upgrade
+from that release, so removals come with the release that made them. `ok` and
+`invalid_count` let a CI job fail on anything vLLM would reject at the tag.
+"""
+
+from __future__ import annotations
+
+from vllm_quant_mcp.knowledge.deploy.files import FileKind, find_invocations
+from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
+from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
+from vllm_quant_mcp.tools.check_gates.tool import check_gates
+from vllm_quant_mcp.tools.context import ToolContext
+
+from .models import AuditQuery, AuditReport, InvocationAudit
+
+__all__ = ["audit_deployment"]
+
+_RISKY = ("changes", "deprecated")
+_VALUE_KINDS = {"--quantization": "quantization_methods", "--kv-cache-dtype": "kv_cache_dtypes"}
+
+
+def audit_deployment(
+    ctx: ToolContext, query: AuditQuery, kind: FileKind | None = None, knowledge: KnowledgeBase | None = None
+) -> AuditReport:
+    """Find the invocations in the file's text and check each against the tag (or from its pinned release)."""
+    kb = knowledge or load_knowledge()
+    filename = query.filename
+    to = ctx.registry(query.tag).tag
+    file_kind, found = find_invocations(query.text, filename, kind)
+    known = set(ctx.store.known_tags())
+    audits = []
+    for inv in found:
+        notes = list(inv.notes)
+        start = inv.pinned_tag if inv.pinned_tag in known else None
+        if inv.pinned_tag and start is None:
+            notes.append(
+                f"The file pins {inv.pinned_tag} ({inv.pinned_by}), which has no registry here; checked at {to}."
+            )
+        elif start and start != to:
+            notes.append(f"The file pins {start} ({inv.pinned_by}): audited as an upgrade from {start} to {to}.")
+        base = InvocationAudit(
+            where=inv.where,
+            line=inv.line,
+            command=inv.command,
+            env=sorted(inv.env),
+            from_tag=start,
+            pinned_by=inv.pinned_by,
+            invalid=False,
+            notes=notes,
+        )
+        try:
+            gates = CheckGatesQuery(
+                from_tag=start or to, to_tag=to, serve_command=inv.command, env=inv.env, registry_changes="none"
+            )
+            result = check_gates(ctx, gates, knowledge=kb)
+        except ServeCommandError as exc:
+            audits.append(base.model_copy(update={"error": str(exc)}))
+            continue
+        findings = result.findings if start else [_where_else(ctx, f) for f in result.findings]
+        audits.append(
+            base.model_copy(
+                update={
+                    "findings": findings,
+                    "gates": [g for hop in result.hops for g in hop.gates],
+                    "invalid": any(f.severity == "breaks" for f in findings),
+                }
+            )
+        )
+    invalid = sum(f.severity == "breaks" for a in audits for f in a.findings)
+    risky = sum(f.severity in _RISKY for a in audits for f in a.findings)
+    unreadable = sum(a.error is not None for a in audits)
+    return AuditReport(
+        tag=to,
+        filename=filename,
+        file_kind=file_kind,
+        ok=invalid == 0,
+        invalid_count=invalid,
+        risky_count=risky,
+        unreadable_count=unreadable,
+        summary=_summary(filename, to, audits, invalid, risky, unreadable),
+        invocations=audits,
+    )
+
+
+def _where_else(ctx: ToolContext, finding: Finding) -> Finding:
+    """With no pinned release, a name missing at the tag is looked up in every known release, to say when it was."""
+    if finding.changed_at is not None or finding.evidence:
+        return finding
+    name = finding.subject
+    flag, _, value = name.partition(" ")
+    if flag in _VALUE_KINDS and value:
+        tags = tags_where(ctx.store, lambda r: any(e.name == value for e in getattr(r, _VALUE_KINDS[flag])))
+    elif name.startswith("-"):
+        tags = tags_where(ctx.store, lambda r: r.find_flag(name) is not None)
+    elif name.startswith("VLLM_"):
+        tags = tags_where(ctx.store, lambda r: any(e.name == name for e in r.env_vars))
+    else:
+        return finding
+    if not tags:
+        return finding
+    spans = release_spans(ctx.store.known_tags(), tags)
+    update: dict[str, object] = {
+        "problem": f"{finding.problem} It exists at {spans}: the file was written for another release."
+    }
+    if finding.severity == "info":
+        update["severity"] = "changes"
+    return finding.model_copy(update=update)
+
+
+def _summary(filename: str, tag: str, audits: list[InvocationAudit], invalid: int, risky: int, unreadable: int) -> str:
+    if not audits:
+        return f"{filename}: no `vllm serve` invocation found; nothing to check at {tag}."
+    verdict = "OK" if invalid == 0 else "INVALID"
+    parts = [f"{invalid} invalid", f"{risky} risky"] + ([f"{unreadable} unreadable"] if unreadable else [])
+    return f"{verdict} at {tag}: {len(audits)} invocation(s) in {filename}; {', '.join(parts)}."

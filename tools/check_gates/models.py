@@ -1,0 +1,155 @@
+"""The shapes `check_gates` answers in, shared by its helpers.
+
+Every name a result presents as existing at a tag sits in an Evidence row with that
+tag and the registry entry's path, line and permalink, so a reader (or a test) can
+hold each claim against the registry it came from.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand
+from vllm_quant_mcp.knowledge.facts.fact import CitationRef, cite
+from vllm_quant_mcp.knowledge.registry.model import Provenance
+from vllm_quant_mcp.tools.spec import Cli
+
+if TYPE_CHECKING:  # the knowledge base's models: the server builds these shapes at start-up without loading it
+    from vllm_quant_mcp.knowledge.facts.kinds import VersionGate
+
+__all__ = [
+    "ChangeFilter",
+    "CheckGatesQuery",
+    "CheckGatesResult",
+    "Evidence",
+    "EvidenceKind",
+    "Finding",
+    "GateMatch",
+    "GateRef",
+    "Hop",
+    "RegistryChange",
+    "Severity",
+    "evidence",
+    "gate_ref",
+]
+
+ChangeFilter = Literal["breaking", "all", "none"]
+Severity = Literal["breaks", "changes", "deprecated", "info"]
+EvidenceKind = Literal["quantization_methods", "kv_cache_dtypes", "online_quantization", "cli_flags", "env_vars"]
+
+
+class CheckGatesQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    from_tag: Annotated[str, Cli(positional=True), Field(description="The release running now, e.g. v0.27.1.")]
+    to_tag: Annotated[
+        str, Cli(positional=True), Field(description="The target release; older than from_tag is a downgrade.")
+    ]
+    serve_command: Annotated[
+        str | None,
+        Cli(flags=("--command",)),
+        Field(max_length=20000, description="The current `vllm serve ...` line, as written."),
+    ] = None
+    env: Annotated[dict[str, str] | None, Field(description="Env vars of the deployment, e.g. VLLM_*.")] = None
+    gpu: Annotated[str | None, Field(description="e.g. h200, b200, sm90, mi300x.")] = None
+    model_family: Annotated[str | None, Field(description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = None
+    registry_changes: Annotated[
+        ChangeFilter,
+        Cli(flags=("--changes",)),
+        Field(description="Per-hop registry changes: breaking (default), all, none."),
+    ] = "breaking"
+
+
+class Evidence(BaseModel):
+    """A registry entry as it stands at one tag: `name` (and `choice`, if set) exist in that tag's registry."""
+
+    tag: str
+    kind: EvidenceKind
+    name: str
+    choice: str | None = Field(default=None, description="A value among the flag's literal choices at this tag.")
+    path: str
+    line: int
+    permalink: str
+
+
+class GateRef(BaseModel):
+    """A curated version gate from the knowledge base."""
+
+    id: str
+    version: str = Field(description="The release the change landed in.")
+    change: str
+    action: str
+    breaking: bool
+    reversed: bool = Field(default=False, description="True when a downgrade crosses the gate backwards (undoes it).")
+    citations: list[CitationRef]
+
+
+class GateMatch(GateRef):
+    why: list[str] = Field(description="Which of the gate's affected items match the inputs, or why it is kept.")
+
+
+class Finding(BaseModel):
+    """What happens to one flag, flag value or env var of the given command at to_tag."""
+
+    subject: str = Field(description="The flag (canonical name), flag value or env var concerned.")
+    written: str = Field(description="How the command wrote it.")
+    severity: Severity
+    problem: str
+    action: str
+    changed_at: str | None = Field(description="The release where the change happened, walking from from_tag.")
+    gates: list[GateRef] = Field(default=[], description="Curated gates behind this finding.")
+    citations: list[CitationRef] = Field(default=[], description="Of the gates and curated facts used.")
+    evidence: list[Evidence] = []
+    suggestions: list[str] = Field(default=[], description="Names that exist in to_tag's registry, closest first.")
+
+
+class RegistryChange(BaseModel):
+    """One entry added, removed, (un)deprecated or changed between the two tags of a hop."""
+
+    kind: EvidenceKind
+    name: str
+    change: Literal[
+        "added", "removed", "deprecated", "no_longer_deprecated", "choices_added", "choices_removed", "changed"
+    ]
+    values: list[str] = Field(default=[], description="Choices added or removed: they exist at evidence.tag.")
+    detail: str | None = None
+    evidence: Evidence = Field(description="The entry at the hop's tag that has it (the older one for removals).")
+
+
+class Hop(BaseModel):
+    from_tag: str
+    to_tag: str
+    gates: list[GateMatch]
+    changes: list[RegistryChange]
+
+
+class CheckGatesResult(BaseModel):
+    from_tag: str
+    to_tag: str
+    direction: Literal["upgrade", "downgrade", "same"]
+    summary: str
+    gpus: list[str] = Field(description="Knowledge-base GPU ids the gpu argument resolved to.")
+    model_family: str | None
+    command: ServeCommand | None = Field(description="The parsed serve command, when one was given.")
+    findings: list[Finding] = Field(description="Flag by flag (then env var by env var) what breaks or changes.")
+    hops: list[Hop] = Field(description="Each release crossed, in the order walked.")
+
+
+def gate_ref(gate: VersionGate, reversed_: bool) -> GateRef:
+    return GateRef(
+        id=gate.id,
+        version=gate.version,
+        change=gate.change,
+        action=gate.action,
+        breaking=gate.breaking,
+        reversed=reversed_,
+        citations=[cite(c) for c in gate.citations],
+    )
+
+
+def evidence(tag: str, kind: EvidenceKind, name: str, where: Provenance, choice: str | None = None) -> Evidence:
+    return Evidence(
+        tag=tag, kind=kind, name=name, choice=choice, path=where.path, line=where.line, permalink=where.permalink
+    )

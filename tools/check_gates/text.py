@@ -1,0 +1,22 @@
+"""`check_gates` for people: the summary, each finding with its action and citations, then hop by hop."""
+
+from __future__ import annotations
+
+from .models import CheckGatesResult
+
+__all__ = ["render"]
+
+
+def render(result: CheckGatesResult) -> str:
+    lines = [result.summary]
+    for f in result.findings:
+        lines.append(f"  [{f.severity}] {f.written}: {f.problem}")
+        lines.append(f"      action: {f.action}")
+        lines += [f"      cite: {c.label} {c.url}" for c in f.citations]
+    for hop in result.hops:
+        if not (hop.gates or hop.changes):
+            continue
+        lines.append(f"{hop.from_tag} → {hop.to_tag}")
+        lines += [f"  gate {g.id}: {g.change} → {g.action}" for g in hop.gates]
+        lines += [f"  {c.change} {c.kind} {c.name}" + (f" {c.values}" if c.values else "") for c in hop.changes]
+    return "\n".join(lines)

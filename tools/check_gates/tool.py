@@ -1,0 +1,96 @@
+"""`check_gates`: what an upgrade (or downgrade) between two vLLM releases does to a deployment.
+
+Two sources, kept apart in the answer: the curated version gates of the knowledge
+base (why, and what to do), and the registries of every release crossed (what the
+source says exists). Given a `vllm serve` line, each of its flags, values and env
+vars is checked against to_tag's registry, and every name said to exist at a tag
+comes with that tag's path, line and permalink.
+"""
+
+from __future__ import annotations
+
+from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand, parse_serve_command
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.tools.context import ToolContext
+
+from .flags import command_findings
+from .hops import walk_hops
+from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, Hop, RegistryChange
+from .walk import Walk, resolve_walk, usage_of
+
+__all__ = ["check_gates"]
+
+_ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
+
+
+def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+    """Gates and registry changes for every hop in (from_tag, to_tag], and the fate of each flag of the command.
+
+    `registry_changes` keeps answers affordable: a span of five releases adds ~100 flags and env vars,
+    which an upgrade never has to act on; "breaking" keeps removals, deprecations and changed meanings.
+    """
+    gpu, env, model_family, registry_changes = query.gpu, query.env, query.model_family, query.registry_changes
+    kb = knowledge or load_knowledge()
+    gpus = _resolve_gpus(kb, gpu)
+    walk = resolve_walk(ctx, query.from_tag, query.to_tag)
+    command = _parse(query.serve_command, walk)
+    usage = usage_of(command, env, walk)
+    family = model_family.strip() if model_family and model_family.strip() else None
+    crossed = walk.gates(kb.version_gates)
+    findings = command_findings(command, env, walk, kb, crossed)
+    hops = [
+        hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
+        for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)
+    ]
+    return CheckGatesResult(
+        from_tag=walk.tags[0],
+        to_tag=walk.tags[-1],
+        direction=walk.direction,
+        summary=_summary(walk, findings, hops),
+        gpus=gpus,
+        model_family=family,
+        command=command,
+        findings=findings,
+        hops=hops,
+    )
+
+
+def _kept(change: RegistryChange, wanted: ChangeFilter) -> bool:
+    if wanted == "all":
+        return True
+    return wanted == "breaking" and change.change not in _ADDITIONS
+
+
+def _resolve_gpus(kb: KnowledgeBase, gpu: str | None) -> list[str]:
+    if gpu is None or not gpu.strip():
+        return []
+    return [g.id for g in kb.gpus_named(gpu)]
+
+
+def _parse(text: str | None, walk: Walk) -> ServeCommand | None:
+    """Parse with the boolean flags of both end tags known, so `--flag model` is not read as a value."""
+    if text is None or not text.strip():
+        return None
+    bare: set[str] = set()
+    for registry in (walk.start, walk.end):
+        for flag in registry.cli_flags:
+            if flag.negation:
+                bare |= {flag.name, *flag.aliases}
+    return parse_serve_command(text, bare)
+
+
+def _summary(walk: Walk, findings: list[Finding], hops: list[Hop]) -> str:
+    start, end = walk.tags[0], walk.tags[-1]
+    counts = {s: sum(f.severity == s for f in findings) for s in ("breaks", "changes", "deprecated", "info")}
+    told = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to flag"
+    gates = sum(len(h.gates) for h in hops)
+    if walk.direction == "same":
+        return f"{start} to itself: no release is crossed; the command was checked against {end}: {told}."
+    path = " -> ".join(walk.tags)
+    lead = (
+        f"Downgrade: {start} is newer than {end}, so the {len(hops)} hops are walked in reverse ({path}); "
+        "gates crossed are undone and entries added on the way up are missing."
+        if walk.direction == "downgrade"
+        else f"Upgrade across {len(hops)} hops ({path})."
+    )
+    return f"{lead} Curated gates that apply: {gates}. Command findings: {told}."

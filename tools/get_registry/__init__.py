@@ -1,0 +1,21 @@
+"""`get_registry`: counts per kind at a tag, or one kind's entries with path, line and permalink."""
+
+from __future__ import annotations
+
+from vllm_quant_mcp.tools.spec import ToolSpec
+
+from .models import GetRegistryQuery, RegistryView
+
+SPEC = ToolSpec(
+    name="get_registry",
+    title="Registry of a tag",
+    description=(
+        "What a release accepts, read from its source: counts per kind (quantization methods, KV-cache dtypes, "
+        "online quantization, backends, CLI flags, env vars, platforms), or one kind's entries with path, line "
+        'and permalink. Example: get_registry(tag="v0.32.0", kind="kv_cache_dtypes")'
+    ),
+    query=GetRegistryQuery,
+    result=RegistryView,
+    cli="registry",
+    cli_help="print the registry of a tag (all kinds, or one)",
+)

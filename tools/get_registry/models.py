@@ -1,0 +1,54 @@
+"""The shapes `get_registry` takes and answers in."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vllm_quant_mcp.knowledge.registry.kinds import RegistryKind
+from vllm_quant_mcp.knowledge.registry.model import Entry
+from vllm_quant_mcp.knowledge.sources.base import SourceInfo
+from vllm_quant_mcp.knowledge.sources.tree import Provenance
+from vllm_quant_mcp.tools.spec import Tag
+
+__all__ = ["EntryView", "GetRegistryQuery", "KindSummary", "RegistryView"]
+
+
+class GetRegistryQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tag: Tag = None
+    kind: Annotated[RegistryKind | None, Field(description="One kind's entries; default: counts per kind.")] = None
+    contains: Annotated[str | None, Field(max_length=100, description="With kind: names containing this.")] = None
+
+
+class KindSummary(BaseModel):
+    kind: str
+    count: int
+    note: str | None = None
+
+
+class EntryView(BaseModel):
+    """One registry entry in a shape shared by every kind; kind-specific fields sit in `details`."""
+
+    name: str
+    provenance: Provenance
+    details: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, entry: Entry) -> EntryView:
+        extra = entry.model_dump(exclude={"name", "provenance"}, exclude_defaults=False)
+        return cls(name=entry.name, provenance=entry.provenance, details=extra)
+
+
+class RegistryView(BaseModel):
+    """Without `kind`: the counts per kind. With it: that kind's entries, each with path, line and permalink."""
+
+    tag: str
+    source: SourceInfo
+    kinds: list[KindSummary] = Field(description="Counts per kind; empty when one kind was asked for.")
+    kind: str | None = None
+    total: int | None = Field(default=None, description="Entries of `kind` at the tag, before `contains`.")
+    entries: list[EntryView] = []
+    note: str | None = None

@@ -1,0 +1,23 @@
+"""`pick_format`: ranked quantization formats for a model on a GPU at a tag."""
+
+from __future__ import annotations
+
+from vllm_quant_mcp.tools.spec import ToolSpec
+
+from .models import PickFormatQuery, PickFormatResult
+
+SPEC = ToolSpec(
+    name="pick_format",
+    title="Pick a quantization format",
+    description=(
+        "Ranked quantization options for a model on a GPU at a tag: --quantization and --kv-cache-dtype values "
+        "with provenance, native/fallback support with evidence, how to get the checkpoint, memory per GPU and "
+        "tokens that fit, caveats; what the tag or GPU cannot run is listed with the reason. "
+        'Example: pick_format(gpu="h200", model="meta-llama/Llama-3.1-70B-Instruct", num_gpus=2)'
+    ),
+    query=PickFormatQuery,
+    result=PickFormatResult,
+    cli="pick",
+    cli_help="ranked quantization options for a model on a GPU",
+    open_world=True,
+)

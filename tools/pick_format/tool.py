@@ -1,0 +1,397 @@
+"""`pick_format`: which quantization for this model on this GPU, ranked, at one vLLM tag.
+
+Candidates come from the knowledge base's format rules for the GPU (the reference's
+selection table) and its regime rules; every --quantization value, KV dtype and flag is
+then checked against the registry of the tag, and the GPU's support classified:
+native (tensor cores run the format), fallback (vLLM accepts it, min capability met, but
+through a weight-only or emulated path) or unsupported. What the tag lacks, the GPU cannot
+run or the memory cannot hold is listed under `excluded` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.hub.client import HubClient, read_local
+from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, WeightFamily
+from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
+from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
+from vllm_quant_mcp.knowledge.tags import tag_key
+from vllm_quant_mcp.tools.context import ToolContext
+
+from .checks import checkpoint_sources, kv_problem, serve_flags
+from .models import (
+    Caveat,
+    CheckpointChoice,
+    ExcludedOption,
+    FormatOption,
+    GpuSummary,
+    Named,
+    PickFormatQuery,
+    PickFormatResult,
+)
+from .rules import (
+    Priority,
+    Situation,
+    checkpoint_method,
+    relevance,
+)
+
+__all__ = ["ContradictoryOptionsError", "ModelTooLargeError", "pick_format", "resolve_gpu"]
+
+MAX_OPTIONS = 8
+
+
+class ModelTooLargeError(InvalidInputError):
+    """Even the most compact format the tag offers does not fit the weights on the GPUs given."""
+
+
+class ContradictoryOptionsError(InvalidInputError):
+    """Two arguments ask for things that cannot both hold."""
+
+
+@dataclass
+class _Candidate:
+    method: str
+    family: WeightFamily
+    kv: str
+    rule: FormatRule
+    relevance: int
+    position: tuple[int, int]
+
+
+def resolve_gpu(kb: KnowledgeBase, text: str) -> tuple[Gpu, list[str]]:
+    found = kb.gpus_named(text)
+    notes = []
+    if len(found) > 1:
+        notes.append(
+            f"{text!r} matches {', '.join(g.id for g in found)}; figures use {found[0].id} "
+            f"({found[0].memory_gb} GB). Name the GPU for its own memory size."
+        )
+    return found[0], notes
+
+
+def load_model(model: str | ExplicitModel, hub: HubClient | None) -> tuple[ModelFacts, list[str]]:
+    if isinstance(model, ExplicitModel):
+        return model.to_facts(), ["Model figures were given explicitly; nothing was read from the hub."]
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return facts_from_files(read_local(path)), []
+    files = (hub or HubClient.from_env()).model_files(model)
+    return facts_from_files(files), list(files.notes)
+
+
+def _check_options(
+    facts: ModelFacts, checkpoint: CheckpointChoice, context_len: int | None, concurrency: int | None, num_gpus: int
+) -> tuple[int | None, list[str]]:
+    if facts.quantization is not None and checkpoint in ("online", "offline"):
+        raise ContradictoryOptionsError(
+            f"checkpoint={checkpoint!r} asks to quantize, but {facts.source} is already quantized "
+            f"({facts.quantization.quant_method}, {facts.quantization.format}); give the BF16 base model, "
+            "or checkpoint='as_is' to serve this one."
+        )
+    limit = facts.max_position_embeddings
+    if context_len is not None and limit is not None and context_len > limit:
+        raise ContradictoryOptionsError(
+            f"context_len {context_len} exceeds the model's max_position_embeddings {limit}; "
+            f"ask for at most {limit} (or a model with a longer context)."
+        )
+    if concurrency is not None and context_len is None:
+        if limit is None:
+            raise ContradictoryOptionsError("concurrency needs context_len (the model states no maximum); give both.")
+        return limit, [f"concurrency given without context_len: assumed the model's maximum, {limit} tokens."]
+    return context_len, []
+
+
+def _candidates(
+    kb: KnowledgeBase, gpu: Gpu, facts: ModelFacts, situation: Situation, tag: str
+) -> tuple[list[_Candidate], list[ExcludedOption]]:
+    rules = [
+        (r, rel) for r in kb.format_rules if r.applies_at(tag) and (rel := relevance(r, gpu, situation)) is not None
+    ]
+    rules.sort(key=lambda pair: pair[1])
+    extra_kv = [k for r, rel in rules if rel == 2 and not r.weight_formats for k in r.kv_cache_dtypes]
+    # Rules that name no KV dtype take the one the GPU's own rows use.
+    gpu_kv = next((r.kv_cache_dtypes for r, rel in rules if rel <= 1 and r.hardware and r.kv_cache_dtypes), [])
+    out: list[_Candidate] = []
+    excluded: list[ExcludedOption] = []
+    quant = facts.quantization
+    fixed = checkpoint_method(quant.quant_method, quant.format) if quant else None
+    for rule, rel in rules:
+        kvs = list(dict.fromkeys([*(rule.kv_cache_dtypes or gpu_kv), *extra_kv])) or ["auto"]
+        methods = [fixed[0]] if fixed else rule.weight_formats
+        for wi, method in enumerate(methods):
+            family = (fixed[1] or "bf16") if fixed else method_family(method, rule.weight_formats[0], gpu)
+            if family is None:
+                excluded.append(ExcludedOption(quantization=method, rule=rule.id, reason="weight format not modelled"))
+                continue
+            for ki, kv in enumerate(kvs):
+                out.append(_Candidate(method, family, kv, rule, 0 if fixed else rel, (wi, ki)))
+    return out, excluded
+
+
+def _to_online(c: _Candidate, registry: Registry) -> str | None:
+    shorthands = {o.name for o in registry.online_quantization if o.kind == "shorthand"}
+    if c.method in shorthands:
+        return c.method
+    return next((m for m in ONLINE_FOR_FAMILY.get(c.family, ()) if m in shorthands), None)
+
+
+def _matches(affects: list[Affected], gpu: Gpu, facts: ModelFacts, method: str, kv: str, flags: set[str]) -> bool:
+    """True when every kind the affects list names (and that can be judged here) matches the option."""
+    kv_names = {kv, "fp8" if kv == "fp8_e4m3" else kv}
+    groups: dict[str, bool] = {}
+    family = facts.family.replace("-", "")
+    for a in affects:
+        hit: bool | None
+        if a.kind == "gpu":
+            hit = a.name == gpu.id
+        elif a.kind in ("method", "flag_value") and a.flag in (None, "--quantization"):
+            hit = a.name == method
+        elif a.kind == "kv_dtype" or (a.kind == "flag_value" and a.flag == "--kv-cache-dtype"):
+            hit = a.name in kv_names
+        elif a.kind == "model_family":
+            hit = bool(family) and family.startswith(a.name.replace("-", ""))
+        elif a.kind == "flag":
+            hit = a.name in flags
+        else:
+            hit = None
+        if hit is not None:
+            groups[a.kind] = groups.get(a.kind, False) or hit
+    return bool(groups) and all(groups.values())
+
+
+def _caveats(
+    kb: KnowledgeBase, tag: str, gpu: Gpu, facts: ModelFacts, method: str, kv: str, flags: set[str]
+) -> list[Caveat]:
+    out: list[Caveat] = []
+    key = tag_key(tag)
+    for p in kb.pain_points:
+        if p.applies_at(tag) and _matches(p.affects, gpu, facts, method, kv, flags):
+            fixed = p.fixed_in is not None and tag_key(p.fixed_in) <= key
+            out.append(
+                Caveat(
+                    id=p.id,
+                    text=f"{p.symptom} {p.workaround}",
+                    status=p.status,
+                    fixed_in=p.fixed_in,
+                    fixed_at_tag=fixed if p.fixed_in else None,
+                    citations=[c.url for c in p.citations],
+                )
+            )
+    for g in kb.version_gates:
+        recent = g.breaking or g.version == tag
+        if (
+            recent
+            and tag_key(g.version) <= key
+            and g.applies_at(tag)
+            and _matches(g.affects, gpu, facts, method, kv, flags)
+        ):
+            out.append(
+                Caveat(
+                    id=g.id,
+                    text=f"{g.version}: {g.change} {g.action}",
+                    status="gate",
+                    citations=[c.url for c in g.citations],
+                )
+            )
+    return out
+
+
+def _backend_notes(kb: KnowledgeBase, method: str, kv: str, tag: str) -> tuple[list[str], list[str]]:
+    notes: list[str] = []
+    cites: list[str] = []
+    for m in kb.methods:
+        if m.name == method and m.applies_at(tag):
+            notes += [m.use, *m.notes]
+            cites += [c.url for c in m.citations]
+    for k in kb.kv_cache_dtypes:
+        if k.name == kv and k.applies_at(tag) and kv != "auto":
+            notes += [f"KV {kv}: {k.use}", *k.notes]
+    return notes, cites
+
+
+@dataclass(frozen=True)
+class _Request:
+    kb: KnowledgeBase
+    registry: Registry
+    gpu: Gpu
+    facts: ModelFacts
+    num_gpus: int
+    priority: Priority
+    context_len: int | None
+    concurrency: int | None
+    choice: CheckpointChoice
+
+    @property
+    def shorthands(self) -> set[str]:
+        return {o.name for o in self.registry.online_quantization if o.kind == "shorthand"}
+
+
+def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None = None) -> PickFormatResult:
+    """Ranked quantization options for the model on `num_gpus` x `gpu` at `tag` (tensor parallel over all GPUs).
+
+    checkpoint: any (default) = every way to get weights; as_is = serve the given checkpoint unchanged
+    (a BF16 one then only through online shorthands); online = quantize at load; offline = a
+    pre-quantized checkpoint.
+    """
+    gpu, num_gpus, tag, priority = query.gpu, query.num_gpus, query.tag, query.priority
+    context_len, concurrency, checkpoint = query.context_len, query.concurrency, query.checkpoint
+    model: str | ExplicitModel = query.model if query.model is not None else query.model_figures  # type: ignore[assignment]
+    kb = load_knowledge()
+    registry = ctx.registry(tag)
+    the_gpu, notes = resolve_gpu(kb, gpu)
+    facts, model_notes = load_model(model, hub)
+    notes += model_notes
+    choice: CheckpointChoice = checkpoint or "any"
+    context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)
+    notes += assumed
+    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice)
+    situation = Situation(priority, facts.family, facts.moe is not None, context_len, num_gpus)
+    candidates, excluded = _candidates(kb, the_gpu, facts, situation, registry.tag)
+    if the_gpu.memory_gb is None:
+        notes.append(f"{the_gpu.name} has no fixed memory size: weights are estimated, tokens that fit are not.")
+
+    options: list[tuple[tuple[float, ...], FormatOption]] = []
+    seen: set[tuple[str, str]] = set()
+    for c in candidates:
+        outcome = _evaluate(req, c, seen)
+        if isinstance(outcome, ExcludedOption):
+            excluded.append(outcome)
+        elif outcome is not None:
+            seen.add((outcome[1].quantization.name, c.kv))
+            options.append(outcome)
+    too_big = [e for e in excluded if e.weights_gb_per_gpu is not None]
+    if not options and too_big and the_gpu.memory_gb is not None:
+        raise _too_large(facts, the_gpu, num_gpus, min(too_big, key=lambda e: e.weights_gb_per_gpu or 0.0))
+    options.sort(key=lambda pair: pair[0])
+    ranked = [o.model_copy(update={"rank": i + 1}) for i, (_, o) in enumerate(options[:MAX_OPTIONS])]
+    if facts.quantization is not None:
+        notes.append(
+            f"{facts.source} is already quantized ({facts.quantization.quant_method}, {facts.quantization.format}); "
+            "options keep its weights. Other formats start from the BF16 base model."
+        )
+        if checkpoint_method(facts.quantization.quant_method, facts.quantization.format)[1] is None:
+            notes.append("Its weight format is not modelled here: memory figures assume 16-bit weights.")
+    if not ranked:
+        notes.append(f"No option survives the checks at {registry.tag} on {the_gpu.id}; see `excluded` for why.")
+    return PickFormatResult(
+        tag=registry.tag,
+        gpu=GpuSummary(**the_gpu.model_dump(include={"id", "name", "sm", "gfx", "memory_gb", "native"})),
+        num_gpus=num_gpus,
+        priority=priority,
+        model=facts,
+        options=ranked,
+        omitted=max(0, len(options) - MAX_OPTIONS),
+        excluded=list({(e.quantization, e.kv_cache_dtype, e.reason): e for e in excluded}.values()),
+        notes=notes,
+    )
+
+
+def _evaluate(
+    req: _Request, c: _Candidate, seen: set[tuple[str, str]]
+) -> tuple[tuple[float, ...], FormatOption] | ExcludedOption | None:
+    """One candidate checked against the tag, the GPU and the memory: an option, an exclusion, or None (a repeat)."""
+    registry, gpu = req.registry, req.gpu
+    method = c.method
+    if req.choice in ("online", "as_is") and req.facts.quantization is None:
+        online = _to_online(c, registry)
+        if online is None:
+            return _excl(c, f"no online shorthand for {c.family} in the registry of {registry.tag}")
+        method = online
+    elif req.choice == "offline" and method in req.shorthands:
+        return _excl(c, "an online shorthand; checkpoint='offline' asks for a pre-quantized checkpoint")
+    if (method, c.kv) in seen:
+        return None
+    entry = next((m for m in registry.quantization_methods if m.name == method), None)
+    if entry is None or not entry.accepted_by_cli:
+        why = "absent from QuantizationMethods" if entry is None else "not accepted by --quantization"
+        return _excl(c, f"{method} is {why} at {registry.tag}", method)
+    support, evidence = classify(entry, c.family, gpu, registry)
+    if support == "unsupported":
+        return _excl(c, "; ".join(evidence), method)
+    kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
+    problem = kv_problem(req.kb, c.kv, kv_entry, gpu, req.facts, registry.tag)
+    if problem or kv_entry is None:
+        return _excl(c, problem or f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
+    flags, flag_problem = serve_flags(c.rule.serve_flags, registry)
+    if flag_problem:
+        return _excl(c, flag_problem, method)
+    mem = estimate_memory(req.facts, c.family, c.kv, gpu.memory_gb, req.num_gpus, req.context_len, req.concurrency)
+    if mem.kv_budget_gb_per_gpu is not None and mem.kv_budget_gb_per_gpu <= 0:
+        usable = (gpu.memory_gb or 0.0) * GPU_MEMORY_UTILIZATION
+        reason = (
+            f"weights need {mem.weights_gb_per_gpu} GB per GPU; {gpu.id} offers {usable:g} GB "
+            f"at gpu_memory_utilization {GPU_MEMORY_UTILIZATION}"
+        )
+        excl = _excl(c, reason, method)
+        return excl.model_copy(update={"weights_gb_per_gpu": mem.weights_gb_per_gpu, "weight_bits": mem.weight_bits})
+    avoided = any(method in r.avoid for r in req.kb.format_rules if gpu.id in r.hardware and r.applies_at(registry.tag))
+    caveats = _caveats(req.kb, registry.tag, gpu, req.facts, method, c.kv, {f.flag for f in flags})
+    if avoided:
+        steer = f"The knowledge base steers {gpu.id} away from {method}."
+        caveats.insert(0, Caveat(id=c.rule.id, text=steer, status="avoid"))
+    if mem.fits is False:
+        short = (
+            f"KV holds about {mem.tokens_fit} tokens; {mem.tokens_needed} ({req.context_len} x "
+            f"{req.concurrency or 1}) were asked for. Add GPUs or pick a smaller KV dtype."
+        )
+        caveats.append(Caveat(id="memory", text=short, status="memory"))
+    backend, cites = _backend_notes(req.kb, method, c.kv, registry.tag)
+    if support == "fallback":
+        backend.insert(
+            0,
+            f"{gpu.id} has no {c.family} tensor cores: vLLM loads {method} through a weight-only "
+            "or emulated path (works, slower than native).",
+        )
+    memory_first = req.priority == "memory"
+    key = (
+        float(avoided),
+        float(support == "fallback"),
+        float(round(mem.weight_bits / 4)) if memory_first else 0.0,  # the 4-, 8- or 16-bit class
+        float(c.relevance),
+        float(c.position[0]),
+        KV_BYTES.get(c.kv, 2.0) if memory_first else float(c.position[1]),
+    )
+    option = FormatOption(
+        rank=0,
+        weight_format=c.family,
+        quantization=Named(name=method, provenance=entry.provenance),
+        kv_cache_dtype=Named(name=c.kv, provenance=kv_entry.provenance),
+        serve_flags=flags,
+        support=support,
+        support_evidence=evidence,
+        backend_notes=backend,
+        checkpoint=checkpoint_sources(req.kb, req.facts, method, c.family, registry, req.choice),
+        memory=mem,
+        caveats=caveats,
+        rule=f"{c.rule.id}: {c.rule.reason}",
+        citations=list(dict.fromkeys([*(x.url for x in c.rule.citations), *cites])),
+    )
+    return key, option
+
+
+def _excl(c: _Candidate, reason: str, method: str | None = None) -> ExcludedOption:
+    return ExcludedOption(quantization=method or c.method, kv_cache_dtype=c.kv, rule=c.rule.id, reason=reason)
+
+
+def _too_large(facts: ModelFacts, gpu: Gpu, num_gpus: int, smallest: ExcludedOption) -> ModelTooLargeError:
+    weights_gb = smallest.weights_gb_per_gpu or 0.0
+    memory_gb = gpu.memory_gb or 0.0
+    usable = memory_gb * GPU_MEMORY_UTILIZATION
+    total = weights_gb * num_gpus
+    needed = math.ceil(total / usable) if usable else 0
+    return ModelTooLargeError(
+        f"{facts.source} ({facts.params / 1e9:.1f}B parameters) does not fit {num_gpus}x {gpu.id} at any format the "
+        f"tag offers: the most compact, {smallest.quantization} ({smallest.weight_bits:g} bits/weight), needs "
+        f"{weights_gb} GB per GPU ({total:.1f} GB in all) against {usable:g} GB usable per GPU ({memory_gb:g} GB x "
+        f"{GPU_MEMORY_UTILIZATION}). Use at least {needed + 1} GPUs (weights alone need {needed}, the KV cache "
+        "needs room too) or larger GPUs."
+    )

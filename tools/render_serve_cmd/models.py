@@ -1,0 +1,71 @@
+"""What render_serve_cmd answers: kept free of heavy imports so the server registers it at start-up."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vllm_quant_mcp.knowledge.facts.fact import CitationRef
+from vllm_quant_mcp.knowledge.registry.model import Provenance
+from vllm_quant_mcp.tools.spec import Cli, Tag
+
+__all__ = ["EnvUse", "FlagUse", "OutputFormat", "RenderQuery", "RenderResult"]
+
+OutputFormat = Literal["shell", "argv", "docker", "k8s", "python"]
+
+
+class RenderQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: Annotated[str, Field(min_length=1, max_length=300, description="Repo id or path of the checkpoint.")]
+    tag: Tag = None
+    quantization: Annotated[str | None, Cli(flags=("--quantization", "-q"))] = None
+    kv_cache_dtype: str | None = None
+    tensor_parallel_size: Annotated[int | None, Cli(flags=("--tensor-parallel-size", "-tp")), Field(ge=1)] = None
+    pipeline_parallel_size: Annotated[int | None, Cli(flags=("--pipeline-parallel-size", "-pp")), Field(ge=1)] = None
+    expert_parallel: bool = False
+    max_model_len: Annotated[int | None, Field(ge=1)] = None
+    speculative: Annotated[dict[str, Any] | None, Field(description="--speculative-config as an object.")] = None
+    quantization_config: Annotated[dict[str, Any] | None, Field(description="Online quantization config.")] = None
+    linear_backend: str | None = None
+    moe_backend: str | None = None
+    extra_args: Annotated[
+        list[str] | None, Cli(rest=True), Field(description="More flags, e.g. ['--max-num-seqs', '64'].")
+    ] = None
+    env: dict[str, str] | None = None
+    gpu: Annotated[str | None, Field(description="Check capability on this GPU, e.g. h100.")] = None
+    checkpoint_dtype: Annotated[str | None, Field(description="e.g. bf16: applies unquantized-checkpoint gates.")] = (
+        None
+    )
+    format: OutputFormat = "shell"
+
+
+class FlagUse(BaseModel):
+    """One flag of the rendered command and where the tag defines it (and its value, when that is an entry)."""
+
+    flag: str
+    value: str | None = Field(description="As rendered; None for a boolean flag.")
+    field: str | None = Field(description="The EngineArgs field it sets (the LLM() keyword).")
+    provenance: Provenance
+    value_provenance: Provenance | None = Field(
+        default=None, description="Where the value is defined: its method, KV dtype, backend or config-key entry."
+    )
+
+
+class EnvUse(BaseModel):
+    name: str
+    value: str
+    provenance: Provenance | None = Field(description="Where vllm/envs.py defines it; None for non-VLLM_ variables.")
+
+
+class RenderResult(BaseModel):
+    tag: str
+    format: OutputFormat
+    output: str | list[str] = Field(description="The command in the requested format (a list for argv).")
+    argv: list[str] = Field(description="The full argv, starting with 'vllm', 'serve', <model>.")
+    env: list[EnvUse]
+    flags: list[FlagUse] = Field(description="Every flag rendered, in order, with where the tag defines it.")
+    gpu: str | None = Field(description="Knowledge-base GPU id capability was checked against.")
+    warnings: list[str]
+    citations: list[CitationRef]

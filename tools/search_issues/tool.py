@@ -1,0 +1,89 @@
+"""`search_issues`: GitHub's issue search in one allowed repository, rows marked with the curated facts citing them."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+from vllm_quant_mcp.knowledge.github.kb import facts_about
+from vllm_quant_mcp.knowledge.github.links import item_url, labels
+from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
+from vllm_quant_mcp.tools.context import ToolContext
+
+from .models import IssueRow, IssueSearch, SearchIssuesQuery
+
+__all__ = ["search_issues"]
+
+_QUALIFIER = re.compile(r"(?:^|\s)-?(?:repo|org|user|owner):", re.IGNORECASE)
+
+
+def search_issues(
+    ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None, limit: int = 20
+) -> IssueSearch:
+    """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date."""
+    state, label, since, repo = query.state, query.label, query.since, None
+    deps = github or default_github()
+    repo_name = deps.settings.check_repo(repo)
+    q = f"repo:{repo_name} {_search_terms(query.query)}"
+    if state is not None:
+        if state not in ("open", "closed"):
+            raise InvalidInputError(f"state {state!r} must be 'open' or 'closed' (or omitted for both).")
+        q += f" state:{state}"
+    if label is not None:
+        if not label.strip() or len(label) > 100 or any(c in label for c in '"\\') or not label.isprintable():
+            raise InvalidInputError(f"label {label!r} must be a plain label name such as 'quantization'.")
+        q += f' label:"{label.strip()}"'
+    if since is not None:
+        try:
+            day = date.fromisoformat(since.strip())
+        except ValueError:
+            raise InvalidInputError(f"since {since!r} must be a date such as 2025-06-01.") from None
+        q += f" created:>={day.isoformat()}"
+    if not 1 <= limit <= 100:
+        raise InvalidInputError(f"limit {limit} must be between 1 and 100.")
+    fetched = deps.client.get("/search/issues", {"q": q, "per_page": limit})
+    data = fetched.data if isinstance(fetched.data, dict) else {}
+    notes = list(fetched.notes)
+    if data.get("incomplete_results"):
+        notes.append("GitHub's search timed out on its side; the results may be incomplete.")
+    rows = [_row(deps.knowledge, repo_name, item) for item in data.get("items") or [] if isinstance(item, dict)]
+    return IssueSearch(
+        repo=repo_name,
+        query=q,
+        total_count=int(data.get("total_count") or 0),
+        rows=rows,
+        freshness=fetched.freshness,
+        age_seconds=round(fetched.age) if fetched.freshness == "cached" else None,
+        notes=notes,
+    )
+
+
+def _search_terms(query: str) -> str:
+    text = " ".join(query.split())
+    if not text or len(text) > 256 or not text.isprintable():
+        raise InvalidInputError(f"query {query!r} must be 1-256 printable characters, e.g. 'fp8 kv cache mla'.")
+    if _QUALIFIER.search(text):
+        raise InvalidInputError(
+            f"query {query!r} names a repo:/org:/user: qualifier; pass repo=... instead (allowed repositories only)."
+        )
+    return text
+
+
+def _row(knowledge: KnowledgeBase, repo: str, item: dict[str, Any]) -> IssueRow:
+    number = int(item.get("number") or 0)
+    is_pr = isinstance(item.get("pull_request"), dict)
+    return IssueRow(
+        number=number,
+        kind="pr" if is_pr else "issue",
+        title=str(item.get("title") or ""),
+        state=str(item.get("state") or "unknown"),
+        state_reason=item.get("state_reason"),
+        labels=labels(item),
+        created_at=item.get("created_at"),
+        closed_at=item.get("closed_at"),
+        url=str(item.get("html_url") or item_url(repo, number, is_pr)),
+        knowledge=[f.id for f in facts_about(knowledge, repo, number)],
+    )

@@ -1,0 +1,72 @@
+"""What a tool is, declared once: its query model is the one parameter spec, from which the edges build the rest.
+
+The MCP signature (and so the input schema) and the CLI subcommand are both generated
+from `ToolSpec.query`: each field's type, bounds, default and description are written
+once, in the query model. `Cli` markers in a field's `Annotated` metadata only say how a
+shell spells the parameter when `--field-name` is not the right spelling; they carry no
+bound or help text of their own.
+
+A tool package `tools/<name>/` holds `models.py` (query and result, cheap to import),
+`tool.py` with `def <name>(ctx, query) -> result` (the pure function; heavy imports
+allowed), `text.py` with `def render(result) -> str` (the human rendering) and, in its
+`__init__`, `SPEC`. The server finds everything else by that convention.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+from .context import ToolContext
+
+__all__ = ["Cli", "Tag", "ToolSpec"]
+
+Q = TypeVar("Q", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+
+
+Tag = Annotated[str | None, Field(description="Release tag, e.g. v0.32.0; default: the pinned tag.")]
+
+
+@dataclass(frozen=True)
+class Cli:
+    """How the CLI spells one query field, where `--field-name` is not it."""
+
+    flags: tuple[str, ...] = ()
+    positional: bool = False
+    metavar: str | None = None
+    rest: bool = False  # a list that takes every word after `--`
+
+
+@dataclass(frozen=True)
+class ToolSpec(Generic[Q, R]):
+    """One tool, as both edges present it."""
+
+    name: str
+    title: str
+    description: str
+    query: type[Q]
+    result: type[R]
+    cli: str
+    cli_help: str
+    mcp: bool = True
+    open_world: bool = False
+
+    def function(self) -> Callable[[ToolContext, Q], R]:
+        """The tool's pure function, imported on first use: it may load tree-sitter, httpx or the knowledge base."""
+        module = importlib.import_module(f"vllm_quant_mcp.tools.{self.name}.tool")
+        fn: Callable[[ToolContext, Q], R] = getattr(module, self.name)
+        return fn
+
+    def renderer(self) -> Callable[[R], str]:
+        module = importlib.import_module(f"vllm_quant_mcp.tools.{self.name}.text")
+        fn: Callable[[R], str] = module.render
+        return fn
+
+    def run(self, ctx: ToolContext, arguments: dict[str, Any]) -> R:
+        """Validate the arguments against the query model, then call the tool."""
+        return self.function()(ctx, self.query.model_validate(arguments))
