@@ -39,7 +39,7 @@ FlagForm = Literal["equals", "separate", "bare", "negated", "attached"]
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"^-\.?\d")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
-_SHELL_OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "2>", "2>&1", "&>", "1>"})
+_OPERATOR_CHARS = frozenset(";&|<>")
 _OPTIMIZATION_LEVEL = "--optimization-level"
 
 
@@ -123,14 +123,42 @@ def _shell_words(text: str) -> list[str]:
             f"The text holds {len(commands)} commands (the second starts {commands[1].strip()[:40]!r}); pass one "
             "`vllm serve` command, ending each continued line with a backslash."
         )
-    words = shlex.split(commands[0], comments=False, posix=True)
-    operators = [w for w in words if w in _SHELL_OPERATORS]
-    if operators:
+    operator = _unquoted_operator(commands[0])
+    if operator is not None:
         raise ServeCommandError(
-            f"The line uses the shell operator {operators[0]!r}; pass the `vllm serve ...` command alone, "
+            f"The line uses the shell operator {operator!r}; pass the `vllm serve ...` command alone, "
             "without pipes, redirections or `&&`."
         )
-    return words
+    return shlex.split(commands[0], comments=False, posix=True)
+
+
+def _unquoted_operator(command: str) -> str | None:
+    """The first run of shell operator characters outside quotes and escapes, as bash would act on it.
+
+    It must look before shlex.split: that drops the quoting, and a quoted ';' or '&&' inside a
+    value (`--x ';'`) is data, not an operator.
+    """
+    quote: str | None = None
+    i = 0
+    while i < len(command):
+        char = command[i]
+        if quote is not None:
+            if char == "\\" and quote == '"':
+                i += 2
+                continue
+            quote = None if char == quote else quote
+        elif char == "\\":
+            i += 2
+            continue
+        elif char in "'\"":
+            quote = char
+        elif char in _OPERATOR_CHARS:
+            end = i
+            while end < len(command) and command[end] in _OPERATOR_CHARS:
+                end += 1
+            return command[i:end]
+        i += 1
+    return None
 
 
 def _join_lines(text: str) -> list[str]:

@@ -134,3 +134,10 @@ def test_any_flag_list_rendered_with_shlex_join_parses_back_to_the_same_flags(
     command = parse_serve_command(shlex.join(words))
     assert command.model == "org/model"
     assert [(f.name, f.value) for f in command.flags] == [(n, v) for n, v, _ in flags]
+
+
+@pytest.mark.parametrize("value", [";", "&&", "|", "a;b", "x || y", "> out"])
+def test_a_quoted_shell_operator_inside_a_value_is_kept_as_data(value: str) -> None:
+    for quoted in (shlex.quote(value), '"' + value + '"'):
+        command = parse_serve_command(f"vllm serve m --chat-template {quoted} --port 1")
+        assert [(f.option, f.value) for f in command.flags] == [("--chat-template", value), ("--port", "1")]
