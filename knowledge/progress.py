@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-__all__ = ["Stage", "Step", "Sink", "listening", "report"]
+__all__ = ["Sink", "Stage", "Step", "listening", "report"]
 
 Stage = Literal["fetch", "extract", "derive", "index"]
 
