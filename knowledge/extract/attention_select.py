@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vllm_quant_mcp.knowledge.registry.matrix import BackendVerdict, CapOutcome, Check, Mode, Verdict
+from vllm_quant_mcp.knowledge.registry.matrix import PRIORITY_LIST, BackendVerdict, CapOutcome, Check, Mode, Verdict
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .cli_flags_modules import ClassRef, Modules
@@ -40,7 +40,10 @@ DEFAULTS: dict[str, Any] = {
     "num_heads": None,
 }
 _SHAPE_ONLY = frozenset({"is_mla", "is_sparse", "supports_head_size", "supports_dtype"})
-ASSUMED = "a bfloat16 model, no attention sinks, no multimodal prefix, the default attention config"
+ASSUMED = (
+    "a bfloat16 model with head size 128 (576 with MLA), no attention sinks, no multimodal prefix, "
+    "the default attention config"
+)
 REGISTRY = "vllm/v1/attention/backends/registry.py"
 
 
@@ -94,7 +97,7 @@ class Selector:
                 capabilities=[str(cap)],
                 verdict="conditional",
                 considered=[
-                    BackendVerdict(backend="(priority list)", verdict="conditional", checks=self._checks(priorities))
+                    BackendVerdict(backend=PRIORITY_LIST, verdict="conditional", checks=self._checks(priorities))
                 ],
                 assumptions=sorted(assumed),
             )
@@ -130,6 +133,7 @@ class Selector:
             return BackendVerdict(backend=name, verdict="conditional", checks=[self._check(why, REGISTRY, 1)])
         shape = {**DEFAULTS, **_SHAPES[mode], "kv_cache_dtype": kv, "device_capability": cap, "capability": cap}
         open_checks: list[Check] = []
+        accepted: list[Check] = []
         for method, expected in _checks(shape):
             # Checks that read neither the KV dtype nor the GPU are asked once per backend and model shape.
             scope = (name, mode) if method in _SHAPE_ONLY else (name, mode, kv, cap)
@@ -139,10 +143,13 @@ class Selector:
                 self._outcomes[(method, *scope)] = outcome
             if outcome.verdict == "no":
                 return outcome
-            open_checks += outcome.checks
+            if outcome.verdict == "yes":
+                accepted += outcome.checks
+            else:
+                open_checks += outcome.checks
         if open_checks:
             return BackendVerdict(backend=name, verdict="conditional", checks=open_checks[:4])
-        return BackendVerdict(backend=name, verdict="yes")
+        return BackendVerdict(backend=name, verdict="yes", checks=accepted)
 
     def _check_once(
         self, name: str, ref: ClassRef, method: str, expected: Any, shape: dict[str, Any]
@@ -159,7 +166,12 @@ class Selector:
             why = f"{ref.name}.{method} rejects it" + (f": {value}" if isinstance(value, str) else "")
             path, at = interpreter.decided_at or (owner.path, line(node))
             return BackendVerdict(backend=name, verdict="no", checks=[self._check(why, path, at)])
-        return BackendVerdict(backend=name, verdict="yes")
+        if method != "supports_kv_cache_dtype":
+            return BackendVerdict(backend=name, verdict="yes")
+        path, at = interpreter.decided_at or (owner.path, line(node))
+        return BackendVerdict(
+            backend=name, verdict="yes", checks=[self._check(f"{ref.name}.{method} accepts it", path, at)]
+        )
 
     def _checks(self, unknown: Unknown) -> list[Check]:
         return [self._check(r.why, r.path, r.line) for r in unknown.reasons[:4]]

@@ -18,6 +18,7 @@ from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL, Provenance
 from .entry import Entry, Frozen
 
 __all__ = [
+    "PRIORITY_LIST",
     "AttentionBackendInfo",
     "AttentionSupport",
     "BackendVerdict",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 Verdict = Literal["yes", "no", "conditional"]
+PRIORITY_LIST = "(priority list)"  # the backend named when the platform's order itself is decided at run time
 Mode = Literal["dense", "mla", "sparse_mla"]
 
 
@@ -48,7 +50,10 @@ class Check(Frozen):
 class BackendVerdict(Frozen):
     backend: str
     verdict: Verdict
-    checks: list[Check] = Field(default=[], description="no: the failing check; conditional: the runtime checks.")
+    checks: list[Check] = Field(
+        default=[],
+        description="no: the failing check; conditional: the runtime checks; yes: the line that accepts the KV dtype.",
+    )
 
 
 class CapOutcome(Frozen):
