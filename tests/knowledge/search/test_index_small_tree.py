@@ -1,4 +1,4 @@
-"""The grep index on small trees written here: regex-only syntax, the store's own files, a tree replaced by refresh."""
+"""Search on small trees written here: regex-only syntax, the store's own files, a tree replaced by refresh."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.registry.store import SOURCE_RECORD, Store
 from vllm_quant_mcp.knowledge.search.grep import search
-from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -17,17 +18,21 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def matching_lines(index: SourceIndex, pattern: str) -> list[tuple[str, int]]:
+def loose(root: Path, files: dict[str, str]) -> SourceTree:
+    return SourceTree(write_tree(root, files), "v0.1.0")
+
+
+def matching_lines(index: SearchIndex, pattern: str) -> list[tuple[str, int]]:
     return [(index.paths[h.file_id], h.line) for h in search(index, pattern).hits]
 
 
 def test_a_fuzzy_pattern_finds_the_near_miss_the_regex_module_matches(tmp_path: Path) -> None:
-    index = SourceIndex.build(write_tree(tmp_path, {"a.py": "x = 1\nname = 'abd'\n", "b.py": "nothing\n"}))
+    index = index_for(loose(tmp_path, {"a.py": "x = 1\nname = 'abd'\n", "b.py": "nothing\n"}))
     assert matching_lines(index, "(?:abc){e<=1}") == [("a.py", 2)]
 
 
 def test_a_posix_class_is_read_as_the_regex_module_reads_it(tmp_path: Path) -> None:
-    index = SourceIndex.build(write_tree(tmp_path, {"a.py": "first\nxabc\n", "b.py": "]abc\n"}))
+    index = index_for(loose(tmp_path, {"a.py": "first\nxabc\n", "b.py": "]abc\n"}))
     assert matching_lines(index, "[[:alpha:]]abc") == [("a.py", 2)]
 
 
@@ -37,7 +42,7 @@ def test_the_stores_source_record_is_not_searched_as_vllm_source(tmp_path: Path)
     store.install_tree("v0.1.0", DirectorySource(checkout))
     index = index_for(store.source_tree("v0.1.0"))
     assert (store.tree_path("v0.1.0") / SOURCE_RECORD).is_file()
-    assert index.paths == ("vllm/__init__.py",)
+    assert index.paths == ["vllm/__init__.py"]
     assert matching_lines(index, "origin") == [("vllm/__init__.py", 1)]
 
 
