@@ -29,8 +29,8 @@ from pydantic import ValidationError
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
 from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
-from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.progress import report
+from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.sources.base import Source
 from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, PackedTree, directory_files
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -150,6 +150,7 @@ class Store:
             fresh.mkdir()
             builder = PackBuilder()
             fetch_files = getattr(source, "fetch_files", None)
+            info: SourceInfo
             if fetch_files is not None:  # straight from the archive into the pack, no loose files
                 info = fetch_files(tag, builder.add)
             else:
@@ -203,7 +204,6 @@ class Store:
     @property
     def locks_dir(self) -> Path:
         return self.root / "locks"
-
 
 
 def _is_tag(text: str) -> bool:

@@ -31,7 +31,7 @@ class InvalidGlobError(InvalidInputError):
 
 
 def _char(char: str) -> str:
-    return char if char.isascii() and (char.isalnum() or char == "_") else "\\x{%x}" % ord(char)
+    return char if char.isascii() and (char.isalnum() or char == "_") else f"\\x{{{ord(char):x}}}"
 
 
 def _class(glob: str, inner: str) -> str:

@@ -108,7 +108,7 @@ def search(
     return Found(_hits(index.pack, ends, keep), len(ends), len(files))
 
 
-class _Partial(Exception):  # noqa: N818 - internal control flow inside search(), caught there
+class _Partial(Exception):
     def __init__(self, ends: list[int]) -> None:
         self.ends = ends
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from contextlib import suppress
+from types import ModuleType
+from typing import Any, cast
 
 import re2
 
@@ -23,10 +25,9 @@ from vllm_quant_mcp.knowledge.sources.pack import Pack
 
 from .translate import Translated
 
-try:  # Hyperscan has wheels for x86-64 only; RE2 answers the same elsewhere
+hyperscan: ModuleType | None = None
+with suppress(ImportError):  # Hyperscan has wheels for x86-64 only; RE2 answers the same elsewhere
     import hyperscan
-except ImportError:  # pragma: no cover - exercised on platforms without the wheel
-    hyperscan = None
 
 __all__ = ["Engine", "EngineRefused", "line_ends"]
 
@@ -34,7 +35,7 @@ Ranges = list[tuple[int, int]]
 _LINE = "[^\\n]*\\n"
 
 
-class EngineRefused(InternalError):  # noqa: N818 - a private signal, never raised to a caller
+class EngineRefused(InternalError):
     """Neither engine compiles the pattern (too large for their memory limits): the caller runs `regex`."""
 
 
@@ -82,7 +83,7 @@ class Engine:
             with lock:
                 for start, end in ranges:
                     data = blob if (start, end) == whole else memoryview(blob)[start:end]
-                    database.scan(data, match_event_handler=_collect, context=(found, start))
+                    database.scan(cast(bytes, data), match_event_handler=_collect, context=(found, start))
             return found
 
         return scan

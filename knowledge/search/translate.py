@@ -123,7 +123,7 @@ def _char(code: int) -> str:
     char = chr(code)
     if char.isascii() and (char.isalnum() or char == "_"):
         return char
-    return "\\x{%x}" % code
+    return f"\\x{{{code:x}}}"
 
 
 class _Emitter:
@@ -137,7 +137,7 @@ class _Emitter:
     def seq(self, items: list[Any], icase: bool) -> str:
         return "".join(self.item(op, av, icase) for op, av in items)
 
-    def item(self, op: Any, av: Any, icase: bool) -> str:  # noqa: C901 - one branch per node kind of the parser
+    def item(self, op: Any, av: Any, icase: bool) -> str:
         if icase:
             self.sensitive = True
         if op is sre.LITERAL:
@@ -196,11 +196,11 @@ class _Emitter:
             self.exact = False
             low, high = min(low, MAX_COUNT), sre.MAXREPEAT
         if high is sre.MAXREPEAT:
-            quantifier = "*" if low == 0 else "+" if low == 1 else "{%d,}" % low
+            quantifier = "*" if low == 0 else "+" if low == 1 else f"{{{low},}}"
         elif low == high:
-            quantifier = "{%d}" % low
+            quantifier = f"{{{low}}}"
         else:
-            quantifier = "{%d,%d}" % (low, high)
+            quantifier = f"{{{low},{high}}}"
         return body + quantifier + ("?" if op is sre.MIN_REPEAT else "")
 
     def anchor(self, at: Any) -> str:
@@ -243,7 +243,7 @@ class _Emitter:
             return _IMPOSSIBLE
         klass = "[" + "".join(parts) + "]"
         if icase and self.wide:
-            if any(op is sre.LITERAL and a > 127 or op is sre.RANGE and a[1] > 127 for op, a in items):
+            if any((op is sre.LITERAL and a > 127) or (op is sre.RANGE and a[1] > 127) for op, a in items):
                 return _ANY_BUT_NEWLINE
             return "(?:" + klass + "|[" + "".join(_FOLDS_TO_ASCII.values()) + "])"
         return klass

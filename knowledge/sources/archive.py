@@ -20,15 +20,18 @@ import shutil
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path, PurePosixPath
+from types import ModuleType
 from typing import IO, Any
 
 from ..errors import SourceError
 
-try:  # python-isal: the same inflate, about three times faster
-    from isal import isal_zlib as _inflate_module
-except ImportError:  # pragma: no cover - isal has wheels for every platform we test on
-    _inflate_module = zlib  # type: ignore[assignment]
+_inflate_module: ModuleType = zlib
+with suppress(ImportError):  # python-isal: the same inflate, about three times faster
+    from isal import isal_zlib
+
+    _inflate_module = isal_zlib
 
 __all__ = [
     "MAX_UNPACKED",
@@ -115,6 +118,8 @@ def tar_files(tar: bytes, label: str, strip_components: int = 0) -> Iterator[tup
             continue
         seen.add(relpath)
         yield relpath, view[body : body + length]
+    if pos != size:
+        raise UnsafeArchiveError(f"{label} is truncated; delete it and refresh again.")
 
 
 def _header_name(header: bytes) -> str:

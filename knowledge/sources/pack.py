@@ -22,8 +22,8 @@ import os
 import struct
 import threading
 from array import array
-from fnmatch import fnmatchcase
 from collections.abc import Iterable, Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 

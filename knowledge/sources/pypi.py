@@ -11,6 +11,7 @@ and a verified copy found there is used instead of the network.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -82,7 +83,10 @@ class PypiSource:
             file = self.sdist(tag)
             return file, self.sdist_path(tag).read_bytes()
         self.sdist_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".download-", dir=self.sdist_dir) as scratch:
+        prefix = f".download-{self.sdist_path(tag).name}-"
+        for stale in self.sdist_dir.glob(prefix + "*"):  # left by a killed refresh of this tag (they run one at a time)
+            shutil.rmtree(stale, ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=self.sdist_dir) as scratch:
             local = Path(scratch) / self.sdist_path(tag).name
             with http_client() as client:
                 index = PackageIndex(self.index_url, client)
@@ -100,8 +104,8 @@ class PypiSource:
             self.sdist_dir.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(prefix=".wheel-tree-", dir=self.sdist_dir) as scratch:
                 info = self.no_sdist.fetch(tag, Path(scratch))
-                for relpath, data in directory_files(Path(scratch)):
-                    add(relpath, data)
+                for relpath, content in directory_files(Path(scratch)):
+                    add(relpath, content)
             return info
         found = 0
         has_init = False
