@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import regex
 
-from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError
 from vllm_quant_mcp.knowledge.sources.pack import Pack
 
 from .index import SearchIndex
@@ -108,7 +108,9 @@ def search(
     return Found(_hits(index.pack, ends, keep), len(ends), len(files))
 
 
-class _Partial(Exception):
+class _Partial(InternalError):
+    """Private: time ran out after `keep` lines were found; search() answers with those, the count a lower bound."""
+
     def __init__(self, ends: list[int]) -> None:
         self.ends = ends
 
