@@ -39,7 +39,8 @@ from typing import Any
 from vllm_quant_mcp.knowledge.errors import NotFoundError
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.grep import search
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.find_symbol.models import SymbolQuery

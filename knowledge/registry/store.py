@@ -32,7 +32,8 @@ from vllm_quant_mcp.knowledge.extract.version import extractor_version
 from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.sources.base import Source
-from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, PackedTree, directory_files
+from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, directory_files
+from vllm_quant_mcp.knowledge.sources.packed import PackedTree
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
 

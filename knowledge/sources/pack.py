@@ -10,8 +10,9 @@
                         agrees with the pack needs no digest of the files to be trusted
 
 Refresh writes it straight from the release archive (no tree of loose files, ~100 MB instead of
-~185 MB with the archive) and `PackedTree` reads it with SourceTree's interface, so extractors and
-tools do not know the difference. The file set is ripgrep's with `--no-ignore --hidden`: every
+~185 MB with the archive) and `PackedTree` (packed.py) reads it with SourceTree's interface, so
+extractors and tools do not know the difference. This module imports nothing heavy: the CLI's
+grep reads a pack without loading pydantic or the store. The file set is ripgrep's with `--no-ignore --hidden`: every
 regular file, binaries (a NUL byte) not searched, `.git` left out.
 """
 
@@ -23,12 +24,10 @@ import struct
 import threading
 from array import array
 from collections.abc import Iterable, Iterator
-from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError, SourceError
-from .tree import SourceTree
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,9 +36,9 @@ __all__ = [
     "INDEX_NAME",
     "PACK_NAME",
     "BinaryFileError",
+    "DamagedPackError",
     "Pack",
     "PackBuilder",
-    "PackedTree",
     "directory_files",
     "open_pack",
 ]
@@ -188,13 +187,13 @@ def _load(folder: Path) -> Pack:
 
 
 _open_lock = threading.Lock()
-_opened: dict[tuple[str, int, int, int], Pack] = {}
+_opened: dict[tuple[str, int, int, int, int, int], Pack] = {}
 
 
 def open_pack(folder: Path) -> Pack:
     """The pack in `folder`, mapped once per process and shared by every caller until the folder is replaced."""
-    st = (folder / INDEX_NAME).stat()
-    key = (str(folder), st.st_ino, st.st_mtime_ns, st.st_size)
+    index, pack = (folder / INDEX_NAME).stat(), (folder / PACK_NAME).stat()
+    key = (str(folder), index.st_ino, index.st_mtime_ns, pack.st_ino, pack.st_mtime_ns, pack.st_size)
     with _open_lock:
         pack = _opened.get(key)
         if pack is None:
@@ -214,36 +213,3 @@ def directory_files(root: Path) -> Iterator[tuple[str, bytes]]:
             if not os.path.islink(full) and os.path.isfile(full):
                 with open(full, "rb") as f:
                     yield (name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")), f.read()
-
-
-class PackedTree(SourceTree):
-    """A SourceTree whose files live in a pack (the store's layout) instead of loose on disk."""
-
-    def __init__(self, root: Path, tag: str, commit: str | None = None, pack: Pack | None = None) -> None:
-        super().__init__(root, tag, commit)
-        self.pack = pack if pack is not None else open_pack(self.root)
-
-    def _relpath(self, relpath: str) -> str:
-        self.resolve(relpath)  # refuses `..`, absolute paths and `~`
-        return PurePosixPath(relpath).as_posix()
-
-    def exists(self, relpath: str) -> bool:
-        path = self._relpath(relpath)
-        return path in self.pack.ids or path in self.pack.binaries
-
-    def read_bytes(self, relpath: str) -> bytes:
-        return self.pack.read(self._relpath(relpath))
-
-    def glob(self, pattern: str) -> list[str]:
-        """Paths (text and binary files) matching a pathlib-style glob (`**` spans folders), sorted."""
-        parts = pattern.split("/")
-        return sorted(p for p in (*self.pack.paths, *self.pack.binaries) if _glob_match(parts, p.split("/")))
-
-
-def _glob_match(parts: list[str], segments: list[str]) -> bool:
-    """pathlib's reading of a glob (our own fixed patterns, never a caller's): fnmatch per segment."""
-    if not parts:
-        return not segments
-    if parts[0] == "**":
-        return any(_glob_match(parts[1:], segments[i:]) for i in range(len(segments) + 1))
-    return bool(segments) and fnmatchcase(segments[0], parts[0]) and _glob_match(parts[1:], segments[1:])

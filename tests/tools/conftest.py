@@ -8,7 +8,8 @@ import pytest
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.errors import NotFoundError
 from vllm_quant_mcp.knowledge.search.grep import files_containing
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, defined_names, definitions, nearest_names
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext

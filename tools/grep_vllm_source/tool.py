@@ -7,8 +7,10 @@ and say so (`truncated`, `total_matches`, a hint to narrow the search).
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.search.grep import LineHit, search
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.grep import search
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.lines import surrounding_lines
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree, clip_line
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -41,7 +43,7 @@ def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepRes
             GrepMatch(
                 path=path,
                 line=hit.line,
-                text=clip_line(_decode(index.pack.blob[hit.start : hit.end])),
+                text=clip_line(index.pack.blob[hit.start : hit.end].decode("utf-8", "replace")),
                 before=[clip_line(b) for b in before],
                 after=[clip_line(a) for a in after],
                 permalink=tree.permalink(path, hit.line),
@@ -65,29 +67,3 @@ def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepRes
         truncated=truncated,
         hint=hint,
     )
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
-def surrounding_lines(index: SearchIndex, hit: LineHit, count: int) -> tuple[list[str], list[str]]:
-    """Up to `count` lines before and after a hit's line, within its file."""
-    if count == 0:
-        return [], []
-    blob = index.pack.blob
-    first, last = index.pack.starts[hit.file_id], index.pack.ends[hit.file_id]
-    before: list[str] = []
-    start = hit.start
-    while len(before) < count and start > first:
-        previous = max(blob.rfind(b"\n", first, start - 1) + 1, first)
-        before.append(_decode(blob[previous : start - 1]))
-        start = previous
-    before.reverse()
-    after: list[str] = []
-    end = hit.end
-    while len(after) < count and end + 1 < last:
-        following = blob.find(b"\n", end + 1, last)
-        after.append(_decode(blob[end + 1 : following]))
-        end = following
-    return before, after

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.registry.store import SOURCE_RECORD, Store
 from vllm_quant_mcp.knowledge.search.grep import search
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 

@@ -8,7 +8,8 @@ import regex
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.search.grep import InvalidPatternError, PatternTimeoutError
-from vllm_quant_mcp.knowledge.search.index import SearchIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
 from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree
