@@ -192,8 +192,8 @@ _opened: dict[tuple[str, int, int, int, int, int], Pack] = {}
 
 def open_pack(folder: Path) -> Pack:
     """The pack in `folder`, mapped once per process and shared by every caller until the folder is replaced."""
-    index, pack = (folder / INDEX_NAME).stat(), (folder / PACK_NAME).stat()
-    key = (str(folder), index.st_ino, index.st_mtime_ns, pack.st_ino, pack.st_mtime_ns, pack.st_size)
+    idx, data = (folder / INDEX_NAME).stat(), (folder / PACK_NAME).stat()
+    key = (str(folder), idx.st_ino, idx.st_mtime_ns, data.st_ino, data.st_mtime_ns, data.st_size)
     with _open_lock:
         pack = _opened.get(key)
         if pack is None:
