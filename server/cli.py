@@ -211,14 +211,7 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments[:1] == ["grep"]:  # the common grep, answered before the parser and its imports (cli_grep.py)
-        from .cli_grep import grep
-
-        fast = grep(arguments[1:])
-        if fast is not None:
-            return fast
-    args = build_parser().parse_args(arguments)
+    args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args) if hasattr(args, "run") else _run_tool(args)
     except KeyboardInterrupt:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -27,7 +27,7 @@ import filelock
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
-from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
+from vllm_quant_mcp.knowledge.errors import InternalError, LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
 from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.settings import settings
@@ -172,6 +172,15 @@ class Store:
             shutil.rmtree(staging, ignore_errors=True)
         return info
 
+    def pack_loose_tree(self, tag: str) -> bool:
+        """Repack a tree an earlier version cached as loose files (call under lock(tag)); False when already packed."""
+        tag = normalize_tag(tag)
+        info = self.tree_source(tag)
+        if info is None or (self.tree_path(tag) / INDEX_NAME).is_file():
+            return False
+        self.install_tree(tag, _LooseTree(self.tree_path(tag), info))
+        return True
+
     # -- locking ----------------------------------------------------------------------------------------------
 
     @contextmanager
@@ -205,6 +214,24 @@ class Store:
     @property
     def locks_dir(self) -> Path:
         return self.root / "locks"
+
+
+class _LooseTree:
+    """The files of a cached loose tree, handed to install_tree to be packed (see pack_loose_tree)."""
+
+    kind = "dir"
+
+    def __init__(self, root: Path, info: SourceInfo) -> None:
+        self.root, self.info = root, info
+
+    def fetch_files(self, tag: str, add: Callable[[str, bytes], None]) -> SourceInfo:
+        for relpath, data in directory_files(self.root):
+            if relpath != SOURCE_RECORD:
+                add(relpath, data)
+        return self.info
+
+    def fetch(self, tag: str, dest: Path) -> SourceInfo:
+        raise InternalError("a cached loose tree is only ever repacked, never copied")  # pragma: no cover
 
 
 def _is_tag(text: str) -> bool:

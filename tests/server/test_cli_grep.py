@@ -9,8 +9,8 @@ from support.releases import install_release_tree
 
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.loading import index_for
-from vllm_quant_mcp.server.cli import main
 from vllm_quant_mcp.server.cli_grep import grep
+from vllm_quant_mcp.server.entry import main
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
 from vllm_quant_mcp.tools.grep_vllm_source.text import render
 from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vllm_quant_mcp.knowledge.registry.model import SourceInfo
+from vllm_quant_mcp.knowledge.registry.refresh import refresh
 from vllm_quant_mcp.knowledge.registry.store import SOURCE_RECORD, Store
 from vllm_quant_mcp.knowledge.search.grep import search
 from vllm_quant_mcp.knowledge.search.index import SearchIndex
 from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
+from vllm_quant_mcp.knowledge.sources.packed import PackedTree
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 
@@ -57,3 +60,18 @@ def test_a_tree_replaced_by_a_refresh_is_searched_as_it_now_is(tmp_path: Path) -
     index = index_for(store.source_tree("v0.1.0"))
     assert matching_lines(index, "NEW_NAME") == [("vllm/__init__.py", 1)]
     assert matching_lines(index, "OLD_NAME") == []
+
+
+def test_refresh_packs_a_tree_an_earlier_version_cached_as_loose_files(tmp_path: Path) -> None:
+    checkout = write_tree(tmp_path / "checkout", {"vllm/__init__.py": "LEGACY = 1\n"})
+    store = Store(tmp_path / "store")
+    loose = write_tree(store.tree_path("v0.1.0"), {"vllm/__init__.py": "LEGACY = 1\n"})
+    info = SourceInfo(kind="dir", origin=str(checkout))
+    (loose / SOURCE_RECORD).write_text(info.model_dump_json(), encoding="utf-8")
+    assert not isinstance(store.source_tree("v0.1.0"), PackedTree)
+    result = refresh("v0.1.0", source=str(checkout), store=store)
+    assert result.tree == "reused"
+    assert any("Packed the cached tree" in note for note in result.notes)
+    tree = store.source_tree("v0.1.0")
+    assert isinstance(tree, PackedTree)
+    assert matching_lines(index_for(tree), "LEGACY") == [("vllm/__init__.py", 1)]
