@@ -29,7 +29,7 @@ hyperscan: ModuleType | None = None
 with suppress(ImportError):  # Hyperscan has wheels for x86-64 only; RE2 answers the same elsewhere
     import hyperscan
 
-__all__ = ["Engine", "EngineRefused", "line_ends"]
+__all__ = ["Engine", "EngineRefused", "Ranges", "line_ends"]
 
 Ranges = list[tuple[int, int]]
 _LINE = "[^\\n]*\\n"
