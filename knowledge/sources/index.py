@@ -17,6 +17,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ChecksumError, NetworkError, ReleaseNotFoundError, UnsafeInputError
+from ..progress import report
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 from .progress import Progress
 
@@ -143,10 +144,15 @@ class PackageIndex:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
             with part.open("wb") as out, Progress(file.filename, total) as progress:
+                reported = 0
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
                     progress.advance(len(chunk))
+                    if progress.done - reported >= 1 << 20:
+                        reported = progress.done
+                        report("fetch", progress.done, total or None, file.filename)
+                report("fetch", progress.done, total or None, file.filename)
                 out.flush()
                 os.fsync(out.fileno())
         if digest.hexdigest() != file.sha256:
