@@ -105,7 +105,8 @@ def fix_of_issue(
             last.sha, last.number, last.branch, last.merged_at, f"merge commit of closing PR #{last.number}{extra}"
         )
     if closer is not None:
-        return Fix(check_sha(closer), None, None, None, f"commit {closer[:12]} that closed issue #{number}")
+        sha = check_sha(closer)
+        return Fix(sha, None, None, None, f"commit {sha[:12]} that closed issue #{number}")
     linked = ", ".join(f"#{n}" for n in unmerged)
     why = f"linked PRs {linked} not merged" if linked else "no PR closes it"
     return no_release(
