@@ -1,7 +1,7 @@
 """vLLM's commit history without a single file in it: the repository that proves which release holds a fix.
 
 Which release contains a commit is a question about commits only, so this keeps a
-treeless partial clone (`--filter=tree:0`) of every tag and of main: every commit
+treeless partial clone (`--filter=tree:0`) of every tag and of the default branch: every commit
 reachable from them and nothing else, about 9-25 MB for vLLM against 31-47 MB for
 one tag's snapshot. It lives apart from the git source's shallow repository
 (`<cache>/git/vllm.git`, one `--depth 1` snapshot per refreshed tag): mixing a
@@ -50,7 +50,8 @@ __all__ = ["History", "HistoryError", "HistoryRepo", "check_branch"]
 REFRESH_AFTER = 600.0  # seconds a fetch is trusted to know every tag before the next proof fetches again
 RETRY_MISSING_AFTER = 60.0  # seconds before a commit the history lacks is looked for again
 LOCAL_TIMEOUT = 60.0  # seconds for one local git command (a proof is ~0.1 s on vLLM's 25k commits)
-TAGS_AND_MAIN = ("+refs/tags/*:refs/tags/*", "+refs/heads/main:refs/remotes/origin/main")
+# every tag, and the default branch (main for vLLM) under whatever name the remote gives it
+TAGS_AND_MAIN = ("+refs/tags/*:refs/tags/*", "+HEAD:refs/remotes/origin/HEAD")
 _STAMP = "vllm-quant-mcp-fetched.json"
 _NO_FILTER = b"filtering not recognized by server"
 _BRANCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
