@@ -167,9 +167,14 @@ class HistoryRepo:
         """Fetch into a fresh repository beside the place, renamed in only when the fetch succeeded."""
         with tempfile.TemporaryDirectory(prefix=".new-", dir=self.path.parent) as scratch:
             staging = Path(scratch) / "history.git"
-            done = subprocess.run(["git", "init", "-q", "--bare", str(staging)], capture_output=True, check=False)
-            if done.returncode != 0:
-                raise HistoryError(f"git init failed in {staging}: {done.stderr.decode('utf-8', 'replace').strip()}")
+            setup = (
+                ["init", "-q", "--bare", str(staging)],
+                ["-C", str(staging), "config", "remote.origin.url", self.remote],
+            )
+            for args in setup:
+                done = subprocess.run(["git", *args], capture_output=True, check=False)
+                if done.returncode != 0:
+                    raise HistoryError(f"git {' '.join(args)} failed: {done.stderr.decode('utf-8', 'replace')}")
             self._fetch(staging, deadline, refspecs)
             atomic_write_text(staging / _STAMP, "{}")
             if self.path.exists():  # a damaged leftover without a stamp
@@ -179,7 +184,7 @@ class HistoryRepo:
     def _fetch(self, repo: Path, deadline: Deadline, refspecs: tuple[str, ...]) -> None:
         """One treeless `git fetch` that ends by the deadline, and stops at once if the remote ignores the filter."""
         args = ["git", "-C", str(repo), "-c", "fetch.writeCommitGraph=true", "fetch", "--quiet", "--no-tags"]
-        args += ["--prune", "--filter=tree:0", "--", self.remote, *refspecs]
+        args += ["--prune", "--filter=tree:0", "--", "origin", *refspecs]  # a named remote: git refuses a path
         env = {**os.environ, **GIT_ENV, "LC_ALL": "C"}
         report("fetch", 0, None, f"commit history of {self.remote} (treeless)")
         started = time.monotonic()
