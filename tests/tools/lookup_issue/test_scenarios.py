@@ -18,6 +18,7 @@ from support.githttp import GitHttpServer
 from support.githubapi import REPOSITORY_ID, GitHubApi
 from support.issue_world import REPO, THREADS, serve_threads
 from support.loopback import closed_port
+from support.mcp_session import stdio_session
 from support.releases import release_tree
 from support.vllm_remote import AFTER_NEWEST_PR, OPEN_PR, RELEASES, VllmRemote, build_vllm_remote
 
@@ -321,3 +322,24 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+@pytest.mark.anyio
+async def test_over_mcp_the_answer_says_how_the_release_was_proven(
+    api: GitHubApi, remote: VllmRemote, tmp_path: Path
+) -> None:
+    env = {"VLLM_QUANT_MCP_GITHUB_API": api.base_url, "VLLM_QUANT_MCP_REMOTE": remote.url}
+    async with stdio_session(tmp_path / "cache", env=env) as session:
+        result = await session.call_tool("lookup_issue", {"number": 2002, "tag": "v0.19.0"})
+        rows = await session.call_tool("search_issues", {"query": "fp8"})
+    data = result.structured_content
+    assert not result.is_error and data is not None
+    first = data["first_release"]
+    assert (first["tag"], first["method"], first["basis"], data["fixed_in_your_release"]) == (
+        "v0.19.1",
+        "git_cherry_pick",
+        "proven",
+        "no",
+    )
+    assert first["detail"].startswith(f"v0.19.1 holds {remote.commits['fixA'][:12]} by cherry-pick")
+    assert rows.structured_content is not None and rows.structured_content["rows"] == []
