@@ -57,17 +57,13 @@ class Prover:
         proof = self._git(fix)
         if proof is None and fix.sha is not None:
             proof = self._compare(fix)
-        if proof is not None:
-            found = from_containment(proof, self._where(proof, fix))
-            if found.first.tag is not None or proof.settled:
-                return found
-        numbers = [fix.pr] if fix.pr is not None else []
-        noted = self._notes_finding(numbers)
+        found = None if proof is None else from_containment(proof, self._where(proof, fix))
+        if found is not None and (found.first.tag is not None or found.first.released == "no"):
+            return found
+        noted = self._notes_finding([fix.pr] if fix.pr is not None else [])
         if noted is not None:
             return noted
-        if proof is not None:
-            return from_containment(proof, self._where(proof, fix))
-        return no_release(f"{fix.why}: neither git, compare nor release notes could place it", "unknown")
+        return found or no_release(f"{fix.why}: neither git, compare nor release notes could place it", "unknown")
 
     def curated(self, numbers: list[int]) -> Finding | None:
         """The knowledge base's release for `numbers`, if it is a known tag (notes say what was dropped)."""

@@ -170,12 +170,11 @@ class _Lookup:
 
 
 def _verdict(prover: Prover, finding: Finding, release: str) -> Verdict:
+    """The evidence's verdict for `release`; a release that is not a tag of the repository gets none."""
     verdict = finding.verdict(release)
-    if verdict != "no" or finding.containment is not None:
-        known = prover.known_tags()
-        if known and release not in known and verdict != "no":
-            prover.notes.append(f"{release} is not a known tag of {prover.repo}; whether it has the fix is unknown.")
-            return "unknown"
+    if verdict != "no" and release not in prover.known_tags():
+        prover.notes.append(f"{release} is not a known tag of {prover.repo}; whether it has the fix is unknown.")
+        return "unknown"
     return verdict
 
 
