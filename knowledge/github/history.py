@@ -61,6 +61,10 @@ class HistoryError(UnavailableError):
     """The history repository could not be fetched or read now (remote unreachable, deadline, damage)."""
 
 
+class _NoHead(HistoryError):
+    """The remote's HEAD names no branch (a bare mirror can be so): fetch the tags alone."""
+
+
 def check_branch(name: str) -> str:
     """A branch name from GitHub's JSON, safe in a refspec: no option, no `..`, no glob, no lock file."""
     if not _BRANCH.match(name) or ".." in name or name.endswith((".lock", "/", ".")) or "//" in name:
@@ -120,6 +124,8 @@ class HistoryRepo:
         if age is None or age > REFRESH_AFTER or (not has_sha and age > RETRY_MISSING_AFTER):
             try:
                 history = self._locked_fetch(deadline, TAGS_AND_MAIN)
+            except _NoHead:  # a mirror whose HEAD names no branch: the tags alone prove as much
+                history = self._fetch_or_note(deadline, TAGS_AND_MAIN[:1], notes) or history
             except HistoryError as exc:
                 notes.append(str(exc))
         if history is not None and sha is not None and branch not in (None, "main") and not history.has_commit(sha):
@@ -134,6 +140,13 @@ class HistoryRepo:
         """The history as it is, without asking the remote; None before the first successful fetch."""
         stamp = self._stamp()
         return None if stamp is None else History(self.path, self.remote, max(0.0, self._clock() - stamp))
+
+    def _fetch_or_note(self, deadline: Deadline, refspecs: tuple[str, ...], notes: list[str]) -> History | None:
+        try:
+            return self._locked_fetch(deadline, refspecs)
+        except HistoryError as exc:
+            notes.append(str(exc))
+            return None
 
     def _stamp(self) -> float | None:
         try:
@@ -209,7 +222,8 @@ class HistoryRepo:
             )
         if proc.returncode != 0:
             text = stderr.decode("utf-8", "replace").strip()
-            raise HistoryError(f"history of {self.remote} not fetched: {text or f'git exit {proc.returncode}'}.")
+            error = _NoHead if "couldn't find remote ref HEAD" in text else HistoryError
+            raise error(f"history of {self.remote} not fetched: {text or f'git exit {proc.returncode}'}.")
         report("fetch", 1, 1, f"commit history of {self.remote} in {time.monotonic() - started:.1f} s")
 
 

@@ -50,8 +50,8 @@ class VllmRemote:
         return self.path.resolve().as_uri()
 
 
-def _subtree(root: Path) -> dict[str, bytes]:
-    base = root / PREFIX
+def _subtree(root: Path, prefix: str) -> dict[str, bytes]:
+    base = root / prefix
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(base.rglob("*.py"))}
 
 
@@ -87,9 +87,10 @@ class _Builder:
         return target | {p: None for p in current if p not in target}
 
 
-def build_vllm_remote(path: Path, trees: dict[str, Path]) -> VllmRemote:
-    """The remote at `path` (bare) from release roots holding `vllm/` (keys: RELEASES)."""
-    b = _Builder(path, {version: _subtree(root) for version, root in trees.items()})
+def build_vllm_remote(path: Path, trees: dict[str, Path], prefix: str = PREFIX) -> VllmRemote:
+    """The remote at `path` (bare) from release roots holding `vllm/` (keys: RELEASES); `prefix="vllm"` for whole
+    trees (3,000 files a release, for measuring fetches), the quantization subtree by default."""
+    b = _Builder(path, {version: _subtree(root, prefix) for version, root in trees.items()})
     fi = b.fi
     fi.commit("main", "Import vllm 0.19.0 (#900)" + SIGNED, dict(b.trees["0.19.0"]), "root")
     b.fix("main", "fix0", "[Bugfix] Fix FP8 scale before the 0.19 cut (#1000)", "# fix0 #1000\n")

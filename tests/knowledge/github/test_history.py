@@ -102,6 +102,14 @@ def test_a_commit_on_an_untagged_release_branch_is_fetched_with_that_branch(remo
     assert notes == [] and history is not None and history.has_commit(commit)
 
 
+def test_a_mirror_whose_head_names_no_branch_is_fetched_by_its_tags(remote: VllmRemote, tmp_path: Path) -> None:
+    git(remote.path, "symbolic-ref", "HEAD", "refs/heads/master")
+    history, notes = HistoryRepo(remote.url, tmp_path / "cache").ensure(Deadline(60), None, None)
+    assert notes == [] and history is not None
+    assert len(git(history.path, "tag").split()) == 6
+    assert not history.has_commit(remote.commits["fixC"])  # on main only, after every tag
+
+
 def test_a_remote_that_ignores_the_filter_is_not_downloaded_whole(remote: VllmRemote, tmp_path: Path) -> None:
     git(remote.path, "config", "uploadpack.allowFilter", "false")
     repo = HistoryRepo(remote.url, tmp_path / "cache")
