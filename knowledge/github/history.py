@@ -171,10 +171,14 @@ class HistoryRepo:
                 self._first_fetch(deadline, refspecs)
             else:
                 self._fetch(self.path, deadline, refspecs)
-            atomic_write_text(self.path / _STAMP, json.dumps({"at": self._clock(), "remote": self.remote}))
+            if refspecs[0] == TAGS_AND_MAIN[0]:  # the stamp dates the tags; a branch fetch does not renew them
+                atomic_write_text(self.path / _STAMP, json.dumps({"at": self._clock(), "remote": self.remote}))
         finally:
             lock.release()
-        return History(self.path, self.remote, 0.0)
+        current = self.current()
+        if current is None:
+            raise HistoryError(f"history of {self.remote} has no stamp after a fetch; delete {self.path}.")
+        return current
 
     def _first_fetch(self, deadline: Deadline, refspecs: tuple[str, ...]) -> None:
         """Fetch into a fresh repository beside the place, renamed in only when the fetch succeeded."""
@@ -189,7 +193,6 @@ class HistoryRepo:
                 if done.returncode != 0:
                     raise HistoryError(f"git {' '.join(args)} failed: {done.stderr.decode('utf-8', 'replace')}")
             self._fetch(staging, deadline, refspecs)
-            atomic_write_text(staging / _STAMP, "{}")
             if self.path.exists():  # a damaged leftover without a stamp
                 os.replace(self.path, Path(scratch) / "old.git")
             staging.rename(self.path)
