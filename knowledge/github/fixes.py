@@ -74,7 +74,7 @@ def from_containment(proof: Containment, where: str) -> Finding:
     first = proof.first()
     finals = [t for t in proof.tags if is_final(t)]
     newest = finals[-1] if finals else None
-    short = (proof.sha or "")[:12]
+    short = proof.sha[:12] if proof.sha else "the commits naming the PR"
     git = proof.method == "git"
     if first is None:
         reverted = sorted(proof.reverted, key=tag_key)
