@@ -13,6 +13,8 @@ Run: `python benchmarks/bench_lookup_issue.py [--before-python PATH] [--remote P
    of four tags, in one run; printed side by side.
 3. Slow API. Each version looks a thread up once, then again with its cache 8 days old and
    every API path held: seconds and requests of that second lookup.
+4. Shared cache folder. With GitHub's search quota spent, is an issue lookup still served?
+   And a second API endpoint (renamed issue) on the same cache folder: whose answer comes back?
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from vllm_quant_mcp.knowledge.tags import tag_key
 
 TAG = "v0.20.0"  # the release each lookup asks about
 SLOW_THREAD = 2002
+SHARED_THREAD = 2000
 
 
 def pack_bytes(repo: Path) -> int:
@@ -103,6 +106,8 @@ from vllm_quant_mcp.knowledge.sources.git import GitSource
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.lookup_issue.models import LookupIssueQuery
 from vllm_quant_mcp.tools.lookup_issue.tool import lookup_issue
+from vllm_quant_mcp.tools.search_issues.models import SearchIssuesQuery
+from vllm_quant_mcp.tools.search_issues.tool import search_issues
 for tag in refresh:  # what `refresh --tag` leaves for the old git method
     (cache / "trees" / tag).mkdir(parents=True, exist_ok=True)
     GitSource(remote, cache / "git" / "vllm.git").fetch(tag, cache / "trees" / tag)
@@ -123,9 +128,13 @@ for line in sys.stdin:
         offset[0] = job["age"]
     started = time.perf_counter()
     try:
-        answer = lookup_issue(ctx, LookupIssueQuery(number=job["number"], tag=job["tag"]), github=github)
-        out = {"first": answer.first_release.model_dump(), "verdict": answer.fixed_in_your_release,
-               "freshness": answer.freshness, "disagreements": len(answer.disagreements)}
+        if job.get("search"):
+            found = search_issues(ctx, SearchIssuesQuery(query=job["search"]), github=github)
+            out = {"rows": len(found.rows)}
+        else:
+            answer = lookup_issue(ctx, LookupIssueQuery(number=job["number"], tag=job["tag"]), github=github)
+            out = {"first": answer.first_release.model_dump(), "verdict": answer.fixed_in_your_release,
+                   "freshness": answer.freshness, "title": answer.title}
     except Exception as exc:
         out = {"error": f"{type(exc).__name__}: {exc}"[:160]}
     out["seconds"] = time.perf_counter() - started
@@ -141,9 +150,9 @@ class Worker:
         args = [python, "-c", WORKER, api.base_url, remote.url, str(cache), str(timeout), *refresh]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def ask(self, number: int, tag: str, age: float = 0.0) -> dict[str, Any]:
+    def ask(self, number: int, tag: str, age: float = 0.0, search: str | None = None) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps({"number": number, "tag": tag, "age": age}) + "\n")
+        self.proc.stdin.write(json.dumps({"number": number, "tag": tag, "age": age, "search": search}) + "\n")
         self.proc.stdin.flush()
         result: dict[str, Any] = json.loads(self.proc.stdout.readline())
         return result
@@ -183,8 +192,23 @@ def answers(api: GitHubApi, remote: VllmRemote, scratch: Path, pythons: dict[str
         api.release.set()
         api.release.clear()
         print(f"- {name}: {answer['seconds']:.2f} s, {len(api.requests) - sent} requests, {summary(answer)}")
-    for worker in workers.values():
+    print("\n## Shared cache folder")
+    for name, worker in workers.items():
+        limit = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 8 * 86400 + 3600)}
+        api.script("/search/issues", 403, limit | {"X-RateLimit-Resource": "search"})
+        searched = worker.ask(0, TAG, search="fp8")
+        after_limit = worker.ask(SHARED_THREAD, TAG, age=8 * 86400)
+        print(f"- {name}: search {searched.get('error', 'served')[:60]}; then #{SHARED_THREAD}: "
+              f"{after_limit.get('freshness', after_limit.get('error', ''))[:90]}")  # fmt: skip
         worker.close()
+    with GitHubApi(page_size=2) as other:
+        serve_threads(other, remote)
+        other.issues[SLOW_THREAD] = other.issues[SLOW_THREAD] | {"title": "the other endpoint's title"}
+        for name, python in pythons.items():
+            twin = Worker(python, other, remote, scratch / f"cache-{name}", timeout, old=False)
+            answer = twin.ask(SLOW_THREAD, TAG)
+            print(f"- {name}, same cache, another API: title {answer.get('title')!r} ({answer.get('freshness')})")
+            twin.close()
 
 
 def main() -> None:
