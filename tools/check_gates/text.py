@@ -10,7 +10,7 @@ __all__ = ["render"]
 def render(result: CheckGatesResult) -> str:
     lines = [result.summary]
     for f in result.findings:
-        lines.append(f"  [{f.severity}] {f.written}: {f.problem}")
+        lines.append(f"  [{f.severity}, {f.basis}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
         lines += [f"      cite: {c.label} {c.url}" for c in f.citations]
     for hop in result.hops:

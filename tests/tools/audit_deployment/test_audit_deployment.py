@@ -136,3 +136,17 @@ def test_a_file_of_unknown_kind_or_broken_yaml_is_refused(ctx: ToolContext) -> N
 def test_a_file_without_invocations_is_ok_and_says_so(ctx: ToolContext) -> None:
     report = run(ctx, "svc.yaml", text="kind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n")
     assert report.ok and report.invocations == [] and "no `vllm serve`" in report.summary
+
+
+def test_with_a_gpu_a_kv_dtype_no_backend_takes_there_is_invalid_from_the_source(ctx: ToolContext) -> None:
+    script = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype nvfp4\n"
+
+    def audit(tag: str, gpu: str | None) -> AuditReport:
+        return audit_deployment(ctx, AuditQuery(text=script, filename="serve.sh", tag=tag, gpu=gpu))
+
+    refused = audit("v0.31.0", "h200")
+    ((finding,),) = [inv.findings for inv in refused.invocations]
+    assert (refused.ok, finding.severity, finding.basis) == (False, "breaks", "source")
+    assert [(s.tag, s.verdict) for s in finding.support] == [("v0.31.0", "no")]
+    assert "exists at" not in finding.problem
+    assert audit("v0.31.0", None).ok and audit("v0.31.0", "b200").ok and audit("v0.32.0", "h200").ok
