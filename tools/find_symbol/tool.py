@@ -19,6 +19,7 @@ from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, definitions
 from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import SymbolLocation, SymbolQuery, SymbolResult
 
@@ -33,9 +34,19 @@ class UnknownSymbolError(NotFoundError):
 
 
 def find_symbol(ctx: ToolContext, query: SymbolQuery) -> SymbolResult:
-    """Fetch the tree of the tag into the cache once, then look the name up in its index."""
+    """Fetch the tree of the tag into the cache once, then look the name up in its index, a page at a time.
+
+    The total is not known: parsing stops one definition past the page, so `truncated` (and `next`) say
+    whether more follow.
+    """
+    window = Window.of(query, "find_symbol", query.max_results, ignore=("max_results",))
     tree, note = ctx.tree(query.tag)
-    return find_in_tree(tree, index_for(tree, ctx.store.index_dir), query).model_copy(update={"note": note})
+    upto = query.model_copy(update={"max_results": window.offset + window.limit})
+    found = find_in_tree(tree, index_for(tree, ctx.store.index_dir), upto)
+    shown = window.take(found.definitions)
+    more = found.truncated or window.offset + len(shown) < len(found.definitions)
+    after = window.cursor_after(len(shown), window.offset + len(shown) + more)
+    return found.model_copy(update={"definitions": shown, "truncated": more, "note": note, "next": after})
 
 
 def find_in_tree(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> SymbolResult:

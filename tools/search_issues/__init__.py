@@ -10,8 +10,8 @@ SPEC = ToolSpec(
     name="search_issues",
     title="Search vLLM issues",
     description=(
-        "GitHub issue and PR search in the vLLM repository: short rows (number, title, state, labels, dates, "
-        'url, curated facts citing it). Example: search_issues(query="nvfp4 moe sm120", state="open")'
+        "GitHub issue and PR search in the vLLM repository, a page at a time: number, title, state, labels, dates, "
+        "url and the curated facts citing each."
     ),
     query=SearchIssuesQuery,
     result=IssueSearch,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vllm_quant_mcp.tools.paging import more_line
+
 from .models import IssueSearch
 
 __all__ = ["render"]
@@ -10,4 +12,6 @@ __all__ = ["render"]
 def render(result: IssueSearch) -> str:
     lines = [f"{result.total_count} results for {result.query!r} [{result.freshness}]"]
     lines += [f"  #{r.number:<6} {r.kind:<5} {r.state:<6} {r.title}" for r in result.rows]
+    lines += [f"  note: {n}" for n in result.notes]
+    lines.append(more_line(result, len(result.rows), min(result.total_count, 1000), "results"))
     return "\n".join(lines)

@@ -12,18 +12,24 @@ from vllm_quant_mcp.knowledge.github.kb import facts_about
 from vllm_quant_mcp.knowledge.github.links import item_url, labels
 from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import IssueRow, IssueSearch, SearchIssuesQuery
 
 __all__ = ["search_issues"]
 
+SEARCH_CAP = 1000  # GitHub's search serves no result past the first thousand
+
 _QUALIFIER = re.compile(r"(?:^|\s)-?(?:repo|org|user|owner):", re.IGNORECASE)
 
 
-def search_issues(
-    ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None, limit: int = 20
-) -> IssueSearch:
-    """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date."""
+def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None) -> IssueSearch:
+    """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date.
+
+    A page is one of GitHub's pages (per_page = limit), so the cursor is only good with the same limit.
+    """
+    window = Window.of(query, "search_issues", query.limit, ignore=())
+    limit = query.limit
     state, label, since, repo = query.state, query.label, query.since, None
     deps = github or default_github()
     repo_name = deps.settings.check_repo(repo)
@@ -42,19 +48,22 @@ def search_issues(
         except ValueError:
             raise InvalidInputError(f"since {since!r} must be a date such as 2025-06-01.") from None
         q += f" created:>={day.isoformat()}"
-    if not 1 <= limit <= 100:
-        raise InvalidInputError(f"limit {limit} must be between 1 and 100.")
-    fetched = deps.client.get("/search/issues", {"q": q, "per_page": limit})
+    params: dict[str, str | int] = {"q": q, "per_page": limit}
+    if window.offset:
+        params["page"] = window.offset // limit + 1
+    fetched = deps.client.get("/search/issues", params)
     data = fetched.data if isinstance(fetched.data, dict) else {}
     notes = list(fetched.notes)
     if data.get("incomplete_results"):
         notes.append("GitHub's search timed out on its side; the results may be incomplete.")
     rows = [_row(deps.knowledge, repo_name, item) for item in data.get("items") or [] if isinstance(item, dict)]
+    total = int(data.get("total_count") or 0)
     return IssueSearch(
         repo=repo_name,
         query=q,
-        total_count=int(data.get("total_count") or 0),
+        total_count=total,
         rows=rows,
+        **window.fields(len(rows), min(total, SEARCH_CAP) if rows else window.offset),
         freshness=fetched.freshness,
         age_seconds=round(fetched.age) if fetched.freshness == "cached" else None,
         notes=notes,
