@@ -29,7 +29,7 @@ Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
-Tag = Annotated[str | None, Field(description="Release tag, e.g. v0.32.0; default: the pinned tag.")]
+Tag = Annotated[str | None, Field(description="Default: the pinned tag.")]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ SPEC = ToolSpec(
     title="List known vLLM tags",
     description=(
         "vLLM release tags this server can answer for (bundled or refreshed), and the default tag. "
-        'Call first to pin a tag. Example: list_tags() -> {"tags": ["v0.14.0", ..., "v0.33.0"], "default_tag": ...}'
+        "Call first to pin a tag."
     ),
     query=ListTagsQuery,
     result=TagList,
