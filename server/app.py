@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.spec import ToolSpec
 
 from .schemas import compact_input_schema, described_output_schema
 
@@ -109,6 +110,7 @@ class VllmQuantServer(MCPServer):
     ) -> CallToolResult | InputRequiredResult:
         self._ensure_tools()
         try:
+            _refuse_unknown_arguments(name, arguments)
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
             raise
@@ -134,19 +136,33 @@ class VllmQuantServer(MCPServer):
         return super()._tool_input_schema(name)
 
 
-def _error_text(name: str, exc: ToolError) -> str:
-    """The SDK's "Error executing tool X: ..." as one line the model can act on."""
-    from . import mcp_errors
+def _spec(name: str) -> ToolSpec[Any, Any] | None:
     from .toolsets import mcp_specs
 
-    specs = {s.name: s for s in mcp_specs()}
-    cause = exc.__cause__
-    if isinstance(cause, ValidationError) and name in specs:
-        return mcp_errors.arguments_text(cause, specs[name].query.model_fields)
+    return next((s for s in mcp_specs() if s.name == name), None)
+
+
+def _refuse_unknown_arguments(name: str, arguments: dict[str, Any]) -> None:
+    from .mcp_errors import unknown_arguments_text
+
+    spec = _spec(name)
+    text = unknown_arguments_text(arguments, spec.query.model_fields) if spec is not None else None
+    if text is not None:
+        raise ToolError(text)
+
+
+def _error_text(name: str, exc: ToolError) -> str:
+    """The SDK's "Error executing tool X: ..." as one line the model can act on."""
+    from .mcp_errors import arguments_text
+    from .toolsets import mcp_specs
+
+    spec, cause = _spec(name), exc.__cause__
+    if isinstance(cause, ValidationError) and spec is not None:
+        return arguments_text(cause, spec.query.model_fields)
     if isinstance(cause, ToolError):
         return str(cause)
-    if name not in specs:
-        guess = nearest(name, specs, cutoff=0.5)
+    if spec is None:
+        guess = nearest(name, [s.name for s in mcp_specs()], cutoff=0.5)
         return f"unknown tool {name!r}" + (f"; did you mean {guess[0]}?" if guess else "") + "; tools/list names all."
     return str(exc)
 

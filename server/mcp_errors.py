@@ -23,7 +23,7 @@ from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError, No
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.tags import UnknownTagError
 
-__all__ = ["arguments_text", "as_tool_errors", "mcp_text"]
+__all__ = ["arguments_text", "as_tool_errors", "mcp_text", "unknown_arguments_text"]
 
 log = logging.getLogger("vllm_quant_mcp")
 
@@ -51,7 +51,7 @@ def mcp_text(exc: BaseException) -> str:
 
 
 def _allowed(field: FieldInfo | None) -> str:
-    return f" ({field.description.rstrip('.')})" if field is not None and field.description else ""
+    return f": {field.description}" if field is not None and field.description else ""
 
 
 def arguments_text(exc: ValidationError, fields: Mapping[str, FieldInfo]) -> str:
@@ -65,9 +65,7 @@ def arguments_text(exc: ValidationError, fields: Mapping[str, FieldInfo]) -> str
         if error["type"] == "missing":
             parts.append(f"missing required argument {name}{_allowed(fields.get(top))}")
         elif error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            guess = nearest(top, fields, cutoff=0.5)
-            hint = f"did you mean {guess[0]}? " if guess else ""
-            parts.append(f"unknown argument {name}; {hint}arguments: {', '.join(fields)}")
+            parts.append(unknown_arguments_text({top: given}, fields) or name)
         elif "expected" in ctx:
             options = [o.strip(" '") for o in re.split(r",| or ", str(ctx["expected"])) if o.strip(" '")]
             guess = nearest(str(given), options, cutoff=0.4)
@@ -77,6 +75,18 @@ def arguments_text(exc: ValidationError, fields: Mapping[str, FieldInfo]) -> str
             message = str(error["msg"]).removeprefix("Value error, ")
             parts.append(f"{name}={given!r}: {message}" if top in fields else f"{name}: {message}")
     return _one_line("; ".join(parts))
+
+
+def unknown_arguments_text(given: Mapping[str, Any], fields: Mapping[str, FieldInfo]) -> str | None:
+    """The arguments a tool does not take (the SDK would drop them silently, and `tga` would mean the default tag)."""
+    unknown = [name for name in given if name not in fields]
+    if not unknown:
+        return None
+    parts = []
+    for name in unknown:
+        guess = nearest(name, fields, cutoff=0.5)
+        parts.append(f"unknown argument {name}" + (f" (did you mean {guess[0]}?)" if guess else ""))
+    return f"{'; '.join(parts)}; arguments: {', '.join(fields)}"
 
 
 @contextmanager

@@ -9,7 +9,8 @@ event loop (`anyio.from_thread.run`):
 - `notifications/progress`, when the request carried a progress token (the SDK drops them
   otherwise). Stages follow one another on one scale: the n-th stage runs from n-1 to n,
   so the value only grows, as the spec requires; the message carries the real figures.
-- `notifications/message` at info when a stage starts and debug for its steps, filtered
+- `notifications/message` at info when a stage or a task within it starts (the git fetch, the
+  download of an sdist, building the index) and debug for its steps, filtered
   by the level the client chose with `logging/setLevel` (default info). The level is kept
   per connection; stateless HTTP has none to keep, so there it is always the default.
 
@@ -70,6 +71,7 @@ class ClientSink:
         self._ctx = ctx
         self._floor = LEVELS.index(_state(ctx.request_context).get(_LEVEL_KEY, DEFAULT_LEVEL))
         self._stage: str | None = None
+        self._message: str | None = None
         self._stages = 0
         self._steps = 0
         self._sent = -1.0
@@ -78,20 +80,26 @@ class ClientSink:
 
     def __call__(self, step: Step) -> None:
         anyio.from_thread.check_cancelled()
-        if step.stage != self._stage:
+        new_stage = step.stage != self._stage
+        new_task = new_stage or step.message != self._message
+        if new_stage:
             self._stage, self._stages, self._steps = step.stage, self._stages + 1, 0
-            self._log("info", f"{step.stage}: {step.message}")
         self._steps += 1
+        figures = f" ({step.done:,} of {step.total:,})" if step.total else f" ({step.done:,})" if step.done else ""
+        text = f"{step.stage}: {step.message}{figures}"
+        if new_task:
+            self._message = step.message
+            self._log("info", text)
         # Within a stage: done/total when the total is known, else a value that grows with each step.
-        part = step.done / step.total if step.total else 1 - 1 / (self._steps + 1)
-        value = self._stages - 1 + min(part, 1.0)
+        part = min(step.done / step.total, 1.0) if step.total else 1 - 1 / (self._steps + 1)
+        value = self._stages - 1 + part
         now = time.monotonic()
-        if value <= self._sent or (now - self._at < _EVERY and self._steps > 1 and part < 1.0):
+        if value <= self._sent or (now - self._at < _EVERY and not new_task and part < 1.0):
             return
         self._sent, self._at = value, now
-        figures = f" ({step.done:,} of {step.total:,})" if step.total else ""
-        self._send(self._ctx.report_progress, value, None, f"{step.stage}: {step.message}{figures}")
-        self._log("debug", f"{step.stage}: {step.message}{figures}")
+        self._send(self._ctx.report_progress, value, None, text)
+        if not new_task:
+            self._log("debug", text)
 
     def _log(self, level: LoggingLevel, text: str) -> None:
         if LEVELS.index(level) >= self._floor:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.registry.store import SOURCE_RECORD
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -62,8 +63,11 @@ class SourceIndex:
                 texts.append(data.decode("utf-8", errors="replace"))
                 digest.update(f"\0{relpath}\0{len(data)}\0".encode())
                 digest.update(data)
+                report("index", len(paths), None, f"reading the files of {root.name}")
         files = digest.hexdigest()
         db = _load(saved, files) if saved is not None else None
+        if db is None:
+            report("index", len(paths), None, f"building the trigram index of {len(paths)} files")
         index = cls(paths, texts, 0.0, db)
         if db is not None:
             index.loaded_from = saved

@@ -17,6 +17,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ChecksumError, NetworkError, ReleaseNotFoundError, UnsafeInputError
+from ..progress import report
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 from .progress import Progress
 
@@ -142,11 +143,13 @@ class PackageIndex:
             if response.status_code != 200:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
+            report("fetch", 0, total or None, f"{file.filename} from {self.index_url}")
             with part.open("wb") as out, Progress(file.filename, total) as progress:
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
                     progress.advance(len(chunk))
+                    report("fetch", progress.done, total or None, f"{file.filename} from {self.index_url}")
                 out.flush()
                 os.fsync(out.fileno())
         if digest.hexdigest() != file.sha256:

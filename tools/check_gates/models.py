@@ -45,7 +45,7 @@ class CheckGatesQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     from_tag: Annotated[str, Cli(positional=True), Field(description="The release running now.")]
-    to_tag: Annotated[str, Cli(positional=True), Field(description="Older than from_tag: a downgrade.")]
+    to_tag: Annotated[str, Cli(positional=True), Field(description="The target release; older: a downgrade.")]
     serve_command: Annotated[
         str | None,
         Cli(flags=("--command",)),

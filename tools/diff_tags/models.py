@@ -21,7 +21,7 @@ class DiffTagsQuery(BaseModel):
     to_tag: Annotated[
         str,
         Cli(positional=True),
-        Field(description="Older than from_tag: a downgrade."),
+        Field(description="The target release; older: a downgrade."),
     ]
     kind: Annotated[RegistryKind | None, Field(description="One kind; default all.")] = None
     limit: Limit = 100
