@@ -20,6 +20,7 @@ Each step is also a point where a cancelled request stops the work (`check_cance
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import warnings
 from typing import Any
@@ -65,11 +66,25 @@ def register_logging(server: MCPServer) -> None:
 
 
 class ClientSink:
-    """A knowledge.progress Sink that tells the client of one tool call; call it from the call's worker thread."""
+    """A knowledge.progress Sink that tells the client of one tool call, made in and called from its worker thread.
 
-    def __init__(self, ctx: Context[Any, Any]) -> None:
+    Steps reported from another thread (a pool the work might start, with the listener's context
+    copied) are not forwarded: only the call's own worker thread can reach the event loop.
+    """
+
+    @classmethod
+    def of(cls, ctx: Context[Any, Any]) -> ClientSink | None:
+        """The sink of a call made over a session; None when the tool was called without one (in-process)."""
+        try:
+            state = _state(ctx.request_context)
+        except ValueError:
+            return None
+        return cls(ctx, state)
+
+    def __init__(self, ctx: Context[Any, Any], state: dict[str, Any]) -> None:
         self._ctx = ctx
-        self._floor = LEVELS.index(_state(ctx.request_context).get(_LEVEL_KEY, DEFAULT_LEVEL))
+        self._thread = threading.get_ident()
+        self._floor = LEVELS.index(state.get(_LEVEL_KEY, DEFAULT_LEVEL))
         self._stage: str | None = None
         self._message: str | None = None
         self._stages = 0
@@ -79,6 +94,8 @@ class ClientSink:
         self._open = True
 
     def __call__(self, step: Step) -> None:
+        if threading.get_ident() != self._thread:
+            return
         anyio.from_thread.check_cancelled()
         new_stage = step.stage != self._stage
         new_task = new_stage or step.message != self._message

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -61,7 +62,8 @@ def _tool(spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext]) -> 
     fields = spec.query.model_fields
 
     def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
-        with listening(ClientSink(ctx)), as_tool_errors(spec.name, fields):
+        sink = ClientSink.of(ctx)
+        with listening(sink) if sink else nullcontext(), as_tool_errors(spec.name, fields):
             result: BaseModel = spec.run(tool_context(), arguments)
         return CallToolResult(
             content=[TextContent(type="text", text=spec.renderer()(result))],

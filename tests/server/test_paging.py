@@ -124,9 +124,7 @@ def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def test_grep_and_find_symbol_pages_join_to_every_match_within_the_budget(cache_with_tree: Path) -> None:
     async with stdio_session(cache_with_tree) as session:
         grep = await _pages(session, "grep_vllm_source", {"pattern": "kv_cache_dtype", "tag": "v0.32.0", "context": 1})
-        symbols = await _pages(
-            session, "find_symbol", {"name": "create_weights", "tag": "v0.32.0", "max_results": 20}
-        )
+        symbols = await _pages(session, "find_symbol", {"name": "create_weights", "tag": "v0.32.0", "max_results": 20})
 
     tree = release_tree("0.32.0")
     index = index_for(tree)
