@@ -110,6 +110,8 @@ def more_line(page: Page, shown: int, total: int | None, what: str, at_least: bo
     whole = "" if total is None else f" of {'at least ' if at_least else ''}{total}"
     if not shown:
         return f"no {what} on this page{whole}; omit cursor for the first page."
+    if total == shown and page.next is None:
+        return f"{total} {what}, all on this page"
     span = f"{shown}{whole} {what} on this page"
     return f"{span}; next page: cursor={json.dumps(page.next)}" if page.next else span
 

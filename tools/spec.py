@@ -54,6 +54,8 @@ class ToolSpec(Generic[Q, R]):
     cli: str
     cli_help: str
     mcp: bool = True
+    # It can reach the network: GitHub, the Hugging Face hub, or a fetch of a tag's tree the cache lacks.
+    # MCP reads a missing openWorldHint as true, so the local tools say false.
     open_world: bool = False
 
     def function(self) -> Callable[[ToolContext, Q], R]:
