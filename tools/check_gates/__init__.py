@@ -10,9 +10,8 @@ SPEC = ToolSpec(
     name="check_gates",
     title="Check upgrade gates",
     description=(
-        "What moving vLLM from from_tag to to_tag does to a deployment: per release crossed, the curated gates and "
-        "registry changes; given the serve command (and env), flag by flag what breaks, with action, citations "
-        "and evidence."
+        "What moving from from_tag to to_tag does to a deployment: per release crossed, curated gates and registry "
+        "changes; with the serve command (and env), what breaks flag by flag, with action, citations and evidence."
     ),
     query=CheckGatesQuery,
     result=CheckGatesResult,

@@ -52,13 +52,9 @@ class CheckGatesQuery(BaseModel):
         Field(max_length=20000, description="The `vllm serve ...` line, as written."),
     ] = None
     env: Annotated[dict[str, str] | None, Field(description="The deployment's env vars.")] = None
-    gpu: Annotated[str | None, Field(description="e.g. h200, b200, sm90, mi300x.")] = None
+    gpu: Annotated[str | None, Field(description="e.g. h200, sm90, mi300x.")] = None
     model_family: Annotated[str | None, Field(description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = None
-    registry_changes: Annotated[
-        ChangeFilter,
-        Cli(flags=("--changes",)),
-        Field(description="Registry changes per hop to list."),
-    ] = "breaking"
+    registry_changes: Annotated[ChangeFilter, Cli(flags=("--changes",))] = "breaking"  # the choices say it
     limit: Limit = 100
     cursor: Cursor = None
 

@@ -10,8 +10,8 @@ SPEC = ToolSpec(
     name="get_registry",
     title="Registry of a tag",
     description=(
-        "What a release accepts, read from its source: counts per kind, or a page of one kind's entries (those "
-        "whose name has `contains`) with path, line and permalink."
+        "What a release accepts, from its source: counts per kind, or a page of one kind's entries (names "
+        "containing `contains`) with path, line and permalink."
     ),
     query=GetRegistryQuery,
     result=RegistryView,

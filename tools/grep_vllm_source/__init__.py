@@ -9,10 +9,7 @@ from .models import GrepQuery, GrepResult
 SPEC = ToolSpec(
     name="grep_vllm_source",
     title="Grep vLLM source at a tag",
-    description=(
-        "Regex search of the vLLM tree at a tag (narrow it with path_glob): path, line, text and permalink of each "
-        "match, a page at a time."
-    ),
+    description=("Regex search of the vLLM tree at a tag: path, line, text and permalink per match, a page at a time."),
     query=GrepQuery,
     result=GrepResult,
     cli="grep",

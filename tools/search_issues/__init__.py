@@ -10,8 +10,7 @@ SPEC = ToolSpec(
     name="search_issues",
     title="Search vLLM issues",
     description=(
-        "GitHub issue and PR search in the vLLM repository, a page at a time: number, title, state, labels, dates, "
-        "url and the curated facts citing each."
+        "Issue and PR search in the vLLM GitHub repository, a page at a time, with the curated facts citing each row."
     ),
     query=SearchIssuesQuery,
     result=IssueSearch,
