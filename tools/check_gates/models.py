@@ -125,8 +125,8 @@ class Hop(BaseModel):
 class CheckGatesResult(Page):
     """A page of the answer: its items are the findings, then each hop's gates and registry changes in walk order.
 
-    Hops with nothing on this page are left out and `command` is on the first page only; joined
-    in order, the pages give the whole answer.
+    Every page walks every hop, each with this page's gates and changes (often none), and `command`
+    is on the first page only; joined in order, the pages give the whole answer.
     """
 
     from_tag: str
@@ -137,7 +137,9 @@ class CheckGatesResult(Page):
     model_family: str | None
     command: ServeCommand | None = Field(description="The parsed serve command, when one was given (first page).")
     findings: list[Finding] = Field(description="Flag by flag (then env var by env var) what breaks or changes.")
-    hops: list[Hop] = Field(description="Releases crossed, in walk order; those with items on this page.")
+    hops: list[Hop] = Field(
+        description="Every release crossed, in walk order, with the gates and changes of this page."
+    )
     total: int = Field(description="Findings, gates and registry changes in the whole answer.")
 
 

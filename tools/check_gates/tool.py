@@ -32,19 +32,17 @@ def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBa
     for i, hop in enumerate(whole.hops):
         items += [(i, g) for g in hop.gates] + [(i, c) for c in hop.changes]
     shown = window.take(items, lambda item: json_size(item[1]))
-    hops: dict[int, Hop] = {}
+    hops = [hop.model_copy(update={"gates": [], "changes": []}) for hop in whole.hops]  # the walk, on every page
     for i, item in shown:
-        if not isinstance(item, Finding):
-            hop = hops.setdefault(i, whole.hops[i].model_copy(update={"gates": [], "changes": []}))
-            if isinstance(item, GateMatch):
-                hop.gates.append(item)
-            else:
-                hop.changes.append(item)
+        if isinstance(item, GateMatch):
+            hops[i].gates.append(item)
+        elif isinstance(item, RegistryChange):
+            hops[i].changes.append(item)
     return whole.model_copy(
         update={
             "command": whole.command if window.offset == 0 else None,
             "findings": [item for _, item in shown if isinstance(item, Finding)],
-            "hops": list(hops.values()),
+            "hops": hops,
             **window.fields(len(shown), len(items)),
         }
     )
