@@ -143,8 +143,8 @@ class PackageIndex:
             if response.status_code != 200:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
-            report("fetch", 0, total or None, f"{file.filename} from {self.index_url}")
             with part.open("wb") as out, Progress(file.filename, total) as progress:
+                report("fetch", 0, total or None, f"{file.filename} from {self.index_url}")
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
