@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -56,16 +55,13 @@ def text_of(result: CallToolResult) -> str:
 
 
 def install_tree(cache: Path) -> None:
-    """The v0.32.0 tree from the test cache into the store (and its saved index, so nothing is rebuilt)."""
+    """The v0.32.0 tree from the test cache into the store (packed there, as a refresh leaves it)."""
     tree = TEST_CACHE / "trees" / "vllm-0.32.0"
     if not tree.is_dir():
         raise SystemExit(f"no v0.32.0 tree at {tree}; run the test suite once (tests/support/releases.py fills it)")
     store = Store(cache)
     with store.lock(TREE_TAG):
         store.install_tree(TREE_TAG, DirectorySource(tree))
-    for saved in (TEST_CACHE / "index").glob(f"{TREE_TAG}-*.sqlite"):
-        (cache / "index").mkdir(exist_ok=True)
-        shutil.copy(saved, cache / "index" / saved.name)
 
 
 async def measure(client: Client, tool: str, arguments: dict[str, Any], pages: bool) -> str:

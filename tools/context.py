@@ -7,7 +7,6 @@ default tag) and hands it to each call, and tests build theirs on real data.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from vllm_quant_mcp.knowledge.registry.model import Registry, SourceInfo
@@ -25,9 +24,6 @@ class RegistryStore(Protocol):
     def ensure_tree(self, tag: str) -> SourceTree: ...
 
     def tree_source(self, tag: str) -> SourceInfo | None: ...
-
-    @property
-    def index_dir(self) -> Path: ...
 
 
 @dataclass(frozen=True)

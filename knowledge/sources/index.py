@@ -144,12 +144,15 @@ class PackageIndex:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
             with part.open("wb") as out, Progress(file.filename, total) as progress:
-                report("fetch", 0, total or None, f"{file.filename} from {self.index_url}")
+                reported = 0
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
                     progress.advance(len(chunk))
-                    report("fetch", progress.done, total or None, f"{file.filename} from {self.index_url}")
+                    if progress.done - reported >= 1 << 20:
+                        reported = progress.done
+                        report("fetch", progress.done, total or None, file.filename)
+                report("fetch", progress.done, total or None, file.filename)
                 out.flush()
                 os.fsync(out.fileno())
         if digest.hexdigest() != file.sha256:

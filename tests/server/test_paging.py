@@ -24,7 +24,7 @@ from support.releases import install_release_tree, release_tree
 from vllm_quant_mcp.knowledge.registry.diff import diff_registries
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.grep import search
-from vllm_quant_mcp.knowledge.search.trigram import index_for
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery
 from vllm_quant_mcp.tools.check_gates.tool import gates_report
 from vllm_quant_mcp.tools.context import ToolContext

@@ -10,7 +10,8 @@ SPEC = ToolSpec(
     name="search_issues",
     title="Search vLLM issues",
     description=(
-        "Issue and PR search in the vLLM GitHub repository, a page at a time, with the curated facts citing each row."
+        "Issue and PR search in the vLLM GitHub repository, a page at a time: rows with the curated facts citing "
+        "each and a release only as lookup_issue's rules allow."
     ),
     query=SearchIssuesQuery,
     result=IssueSearch,
