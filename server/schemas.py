@@ -18,7 +18,8 @@ from typing import Any
 __all__ = ["compact_input_schema", "described_output_schema"]
 
 _NAME_MAPS = {"properties", "$defs", "definitions", "patternProperties"}
-_SMALL = 4  # objects this small (a citation) are named field by field, and those that lead to a source
+_SMALL = 2  # objects this small (a citation, a name and its provenance) are named field by field, as are
+# those that lead to a source
 _WHERE = {"permalink", "url"}
 
 

@@ -30,7 +30,8 @@ T = TypeVar("T")
 
 PAGE_CHARS = 20_000  # the items' JSON per page: ~6k tokens, leaving room for the rest of the result
 
-Cursor = Annotated[str | None, Field(description="A page's `next`.")]
+# The `next` of the previous page: MCP's own name for the thing (resources/list), so no description repeats it.
+Cursor = Annotated[str | None, Field()]
 
 
 # The page size of a query: at most this many items (a page also ends at ~PAGE_CHARS). The schema shows
@@ -109,7 +110,7 @@ def more_line(page: Page, shown: int, total: int | None, what: str, at_least: bo
     """The line that tells a reader how much of the whole this page holds and how to get the next one."""
     whole = "" if total is None else f" of {'at least ' if at_least else ''}{total}"
     if not shown:
-        return f"no {what} on this page{whole}; omit cursor for the first page."
+        return f"no {what}" if total == 0 else f"no {what} on this page{whole}; omit cursor for the first page."
     if total == shown and page.next is None:
         return f"{total} {what}, all on this page"
     span = f"{shown}{whole} {what} on this page"

@@ -17,7 +17,7 @@ __all__ = ["DiffPage", "DiffTagsQuery"]
 class DiffTagsQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    from_tag: Annotated[str, Cli(positional=True), Field(description="The older (or current) release.")]
+    from_tag: Annotated[str, Cli(positional=True)]
     to_tag: Annotated[
         str,
         Cli(positional=True),

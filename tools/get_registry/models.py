@@ -21,7 +21,7 @@ class GetRegistryQuery(BaseModel):
 
     tag: Tag = None
     kind: Annotated[RegistryKind | None, Field(description="One kind's entries; default: counts per kind.")] = None
-    contains: Annotated[str | None, Field(max_length=100, description="With kind: names containing this.")] = None
+    contains: Annotated[str | None, Field(max_length=100)] = None  # the tool's description says what it does
     limit: Limit = 100
     cursor: Cursor = None
 
