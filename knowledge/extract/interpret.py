@@ -99,6 +99,7 @@ class _Super:
 class _Platform:
     kind: str  # cuda, rocm, cpu, xpu
     capability: Cap | None
+    arch: str | None = None  # ROCm: the gfx name amdsmi reports, e.g. gfx942
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,11 @@ class Interpreter:
     `env` holds the defaults of VLLM_* variables as vllm/envs.py writes them: `envs.X` reads
     its default, and each default read is recorded in `assumed`, so an answer can say
     "with X unset". A variable without a literal default stays Unknown.
+
+    `forced` decides run-time checks by where they are (a call such as `find_spec("aiter")`, a
+    name set when a compiled module imports): a caller asks "and if it holds?" and "if not?" in
+    two interpreters, each with its own caches, and compares the answers. On ROCm, `arch` is
+    the gfx name the platform module reads from amdsmi, so the arch-gated lists resolve.
     """
 
     def __init__(
@@ -187,16 +193,24 @@ class Interpreter:
         capability: Cap | None,
         env: dict[str, str | None] | None = None,
         shared: Shared | None = None,
+        arch: str | None = None,
+        forced: dict[tuple[str, int], Any] | None = None,
     ) -> None:
         self.modules = modules
-        self.platform = _Platform(platform, capability)
+        self.platform = _Platform(platform, capability, arch)
         self.env = env or {}
         self.shared = shared or Shared()
+        self.forced = forced or {}  # run-time checks decided by the caller: (path, line) -> the value assumed
         self._assumed: set[str] = set()
         self._steps = 0
         self._depth = 0
         self._cache: dict[tuple[Any, ...], tuple[Any, frozenset[str], int]] = {}
         self.decided_at: tuple[str, int] | None = None  # the `return` that gave the last call's answer
+
+    @property
+    def asked_gpu(self) -> bool:
+        """Whether the last evaluation read the GPU's capability (or anything computed from it)."""
+        return _CAPABILITY in self._assumed
 
     @property
     def assumed(self) -> set[str]:
@@ -243,6 +257,10 @@ class Interpreter:
     # -- calls --------------------------------------------------------------------------------------------
 
     def _call(self, fn: _Function, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        name = fn.node.child_by_field_name("name")
+        if self.platform.arch is not None and name is not None and text(name) in _ARCH_PROBES:
+            self._assumed.add(_CAPABILITY)
+            return self.platform.arch
         if self._depth >= MAX_DEPTH:
             raise _TooComplex(Reason("calls nest too deep to follow", fn.path, line(fn.node)))
         frame = _Frame(fn.path, owner=fn.owner, bound=fn.bound)
@@ -764,6 +782,8 @@ class Interpreter:
                     self._comprehension(arg, frame) if arg.type == "generator_expression" else self._expr(arg, frame)
                 )
         if isinstance(fn, Unknown):
+            if (frame.path, line(node)) in self.forced:
+                return self.forced[(frame.path, line(node))]
             return _unknown(f"{' '.join(text(node).split())[:100]} is decided at run time", frame.path, node)
         if isinstance(fn, _Builtin):
             if _has_unknown([*args, *kwargs.values()]):
@@ -776,6 +796,8 @@ class Interpreter:
             return self._call(fn, args, kwargs)
         if isinstance(fn, _Class):
             return _unknown(f"an instance of {fn.ref.name} built at run time", frame.path, node)
+        if (frame.path, line(node)) in self.forced:
+            return self.forced[(frame.path, line(node))]
         return _unknown(f"{text(fn_node)[:60]}(...) is decided at run time", frame.path, node)
 
     def _isinstance(self, args: list[tree_sitter.Node], frame: _Frame, node: tree_sitter.Node) -> Any:
@@ -933,6 +955,9 @@ _TYPES: dict[str, type] = {
     "set": set,
 }
 # Calls that read the run's configuration: with no config set (a plain `vllm serve` default), or the model's.
+# The ROCm platform module's probes for the GPU's gfx name (amdsmi, then torch): answered from the GPU.
+_ARCH_PROBES = frozenset({"_get_gcn_arch", "_query_gcn_arch_from_amdsmi"})
+
 _RUN_CONFIG: dict[str, Callable[[str, tree_sitter.Node], Any]] = {
     "get_current_vllm_config_or_none": lambda path, node: None,
     "get_current_vllm_config": lambda path, node: _unknown(

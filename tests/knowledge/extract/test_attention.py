@@ -120,3 +120,22 @@ def test_a_rocm_only_backend_is_judged_on_the_rocm_grid_with_the_head_sizes_its_
     (method,) = [n for n in ast.walk(module) if isinstance(n, ast.FunctionDef) and n.name == "get_supported_head_sizes"]
     (returned,) = [n.value for n in ast.walk(method) if isinstance(n, ast.Return)]
     assert info.head_sizes == ast.literal_eval(returned)
+
+
+def test_on_mi300x_the_aiter_checks_are_replayed_both_ways_and_rocm_attn_wins_either_way_at_v0_32_0() -> None:
+    # rocm.py at v0.32.0 appends ROCM_ATTN before the two aiter-gated appends (find_spec("aiter") decides those).
+    body = [ln.strip() for ln in _source_line_range("0.32.0", "vllm/platforms/rocm.py", "_get_backend_priorities")]
+    first = body.index("backends.append(AttentionBackendEnum.ROCM_ATTN)")
+    assert first < body.index("if is_aiter_found_and_supported():")
+    support = _support("0.32.0")
+    for kv in ("auto", "fp8_e4m3", "fp8_e5m2"):
+        selection = next(s for s in support.rocm if s.name == f"dense:{kv}")
+        (outcome,) = selection.outcomes
+        assert (outcome.capabilities, outcome.verdict, outcome.backend) == (["9.4", "9.5"], "yes", "ROCM_ATTN")
+
+
+def _source_line_range(version: str, path: str, function: str) -> list[str]:
+    lines = (release_tree(version).root / path).read_text(encoding="utf-8").splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"def {function}("))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace() and lines[i][0] != ")")
+    return lines[start:end]

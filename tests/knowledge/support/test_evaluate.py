@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from support.bundled_json import raw
 
+from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, ROCM_GRID
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.registry.model import Registry
@@ -110,3 +111,10 @@ def test_gptq_desc_act_is_refused_at_load_from_v0_30_and_not_before(registries: 
     assert first.property == "desc_act" and "no longer supported" in first.message
     # fp8's own raise is not reached for a BF16 checkpoint: the loader redirects first, so it is no refusal.
     assert load_refusals(registries["v0.32.0"], "fp8") == []
+
+
+def test_every_gpu_of_the_table_has_its_capability_in_the_derived_grid(kb: KnowledgeBase) -> None:
+    grids = {"cuda": {str(c) for c in CUDA_GRID}, "rocm": {str(c) for c in ROCM_GRID}}
+    for g in kb.gpus:
+        where = capability_of(g)
+        assert where is None or where[1] in grids[where[0]], g.id
