@@ -12,11 +12,20 @@ def render(result: CheckGatesResult) -> str:
     for f in result.findings:
         lines.append(f"  [{f.severity}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
+        if f.suggestions:
+            lines.append(f"      did you mean: {', '.join(f.suggestions)}")
         lines += [f"      cite: {c.label} {c.url}" for c in f.citations]
     for hop in result.hops:
         if not (hop.gates or hop.changes):
             continue
         lines.append(f"{hop.from_tag} → {hop.to_tag}")
         lines += [f"  gate {g.id}: {g.change} → {g.action}" for g in hop.gates]
-        lines += [f"  {c.change} {c.kind} {c.name}" + (f" {c.values}" if c.values else "") for c in hop.changes]
+        lines += [
+            f"  {c.change} {c.kind} {c.name}" + (f" {', '.join(c.values)}" if c.values else "") + _detail(c.detail)
+            for c in hop.changes
+        ]
     return "\n".join(lines)
+
+
+def _detail(detail: str | None) -> str:
+    return f" ({detail})" if detail else ""
