@@ -55,6 +55,7 @@ class ToolSpec(Generic[Q, R]):
     cli_help: str
     mcp: bool = True
     open_world: bool = False
+    schema_version: int = 1  # of the result as `--json` prints it: bump when a field is renamed or removed
 
     def function(self) -> Callable[[ToolContext, Q], R]:
         """The tool's pure function, imported on first use: it may load tree-sitter, httpx or the knowledge base."""

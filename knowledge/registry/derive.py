@@ -7,6 +7,7 @@ from typing import Any
 
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
+from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -19,9 +20,11 @@ __all__ = ["derive_registry"]
 def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
     """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
     results: dict[str, Extracted[Any]] = {}
-    for field, marker in EXTRACTED_FIELDS.items():
+    for done, (field, marker) in enumerate(EXTRACTED_FIELDS.items()):
+        report("derive", done, len(EXTRACTED_FIELDS), f"registry of {tree.tag}")
         module = importlib.import_module(f"vllm_quant_mcp.knowledge.extract.{marker.module}")
         results[field] = getattr(module, marker.function)(tree)
+    report("derive", len(EXTRACTED_FIELDS), len(EXTRACTED_FIELDS), f"registry of {tree.tag}")
     notes = {
         kind: " ".join([*([result.note] if result.note else []), *result.warnings])
         for kind, result in results.items()

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.registry.store import SOURCE_RECORD
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -55,7 +56,9 @@ class SourceIndex:
         paths: list[str] = []
         texts: list[str] = []
         digest = hashlib.blake2b(str(INDEX_FORMAT).encode(), digest_size=20)
-        for relpath in _walk(root):
+        relpaths = _walk(root)
+        for read, relpath in enumerate(relpaths):
+            report("index", read, len(relpaths), "reading files")
             data = (root / relpath).read_bytes()
             if b"\0" not in data:
                 paths.append(relpath)
@@ -64,11 +67,16 @@ class SourceIndex:
                 digest.update(data)
         files = digest.hexdigest()
         db = _load(saved, files) if saved is not None else None
+        report("index", len(relpaths), len(relpaths), "reading files")
+        if db is None:
+            report("index", 0, None, "building the trigram table")
         index = cls(paths, texts, 0.0, db)
         if db is not None:
             index.loaded_from = saved
         elif saved is not None:
             _save(index._db, saved, files)
+        if db is None:
+            report("index", 1, 1, "building the trigram table")
         index.build_seconds = time.perf_counter() - started
         return index
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from ..progress import report
+
 __all__ = ["extract_tar", "extract_zip_members", "safe_relpath"]
 
 Include = Callable[[str], bool]
@@ -50,6 +52,8 @@ def extract_tar(
                 continue
             tar.extract(member.replace(name=relpath, deep=False), dest, filter="data")
             written += 1
+            report("extract", written, None, "files")
+    report("extract", written, written, "files")
     return written
 
 
@@ -65,6 +69,8 @@ def extract_zip_members(archive: zipfile.ZipFile, dest: Path, include: Include) 
         with archive.open(info) as src, target.open("wb") as out:
             shutil.copyfileobj(src, out)
         written += 1
+        report("extract", written, None, "files")
+    report("extract", written, written, "files")
     return written
 
 
