@@ -28,6 +28,8 @@ LINE_INTERVAL_S = 5.0
 def amount(stage: str, done: int, total: int | None) -> str:
     """`12.3/45.0 MB` for bytes, `120/9,400 files` for counts; the total left out when unknown."""
     unit = _UNITS.get(stage, "")
+    if not done and not total:
+        return ""
     if unit == "bytes":
         return f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
     return f"{done:,}/{total:,} {unit}" if total else f"{done:,} {unit}"

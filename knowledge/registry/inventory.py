@@ -10,7 +10,8 @@ package. Everything is found by the store's layout (knowledge/registry/store.py)
 
 Only those folders are ever removed: a cache directory pointed somewhere unusual (by
 VLLM_QUANT_MCP_CACHE_DIR) keeps every file this package did not write. A tag's files
-are removed under its refresh lock, so a prune never pulls a tree from under a refresh;
+are removed under its refresh lock, so a prune never pulls a tree from under a refresh
+(the lock file itself stays: removing it could let two processes hold the lock at once);
 the registry is removed first, so an interrupted prune leaves no registry whose tree is gone.
 """
 
@@ -209,7 +210,7 @@ def prune(
     tagged, _ = _files_by_tag(store.root)
     sizes = {t.tag: t.bytes for t in current.tags}
     bundled = set(bundled_tags())
-    removed = sorted((t for t in chosen if t in tagged), key=tag_key)
+    removed = sorted((t for t in chosen if set(tagged.get(t, _TagFiles({})).paths) - {"lock"}), key=tag_key)
     locking = Store(store.root, lock_timeout=PRUNE_LOCK_TIMEOUT)
     for tag in removed:
         files = tagged[tag].paths

@@ -1,0 +1,102 @@
+"""`cache` as a user runs it, and the tables people read for pick, diff and gates."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from support.cli import run_cli
+from support.paths import REPO
+
+from vllm_quant_mcp.knowledge.hub.memory import estimate
+from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel
+from vllm_quant_mcp.knowledge.registry.diff import diff_registries
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.server.cli_tables import show
+
+FIGURES = '{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}'
+
+
+def copy_bundled(cache: Path, tag: str) -> None:
+    (cache / "registries").mkdir(parents=True, exist_ok=True)
+    bundled = (REPO / f"knowledge/registry/bundled/{tag}.json").read_text(encoding="utf-8")
+    (cache / "registries" / f"{tag}.json").write_text(bundled, encoding="utf-8")
+
+
+def test_cache_list_prune_and_clear_as_a_user_runs_them(tmp_path: Path) -> None:
+    copy_bundled(tmp_path, "v0.32.0")
+    listed = json.loads(run_cli("cache", "list", "--json", cache=tmp_path).stdout)
+    row = next(t for t in listed["tags"] if t["tag"] == "v0.32.0")
+    assert (row["bundled"], row["refreshed"], row["parts"]["registry"] > 0) == (True, True, True)
+    text = run_cli("cache", "list", cache=tmp_path).stdout
+    assert "v0.32.0" in text and "bundled + refreshed" in text
+    nothing = run_cli("cache", "prune", cache=tmp_path)
+    assert nothing.returncode == 2 and "--older-than DAYS" in nothing.stderr
+    pruned = run_cli("cache", "prune", "--tag", "v0.32.0", cache=tmp_path)
+    assert pruned.returncode == 0 and "removed v0.32.0" in pruned.stdout and "bundled" in pruned.stdout
+    copy_bundled(tmp_path, "v0.31.0")
+    cleared = run_cli("cache", "clear", "--json", cache=tmp_path)
+    assert "registries" in json.loads(cleared.stdout)["removed"]
+    assert not (tmp_path / "registries").exists()
+
+
+def test_a_bad_tag_to_prune_is_a_usage_error(tmp_path: Path) -> None:
+    done = run_cli("cache", "prune", "--tag", "latest", cache=tmp_path)
+    assert done.returncode == 2 and "latest" in done.stderr
+
+
+def test_pick_table_ranks_options_with_separators_and_an_unquantized_baseline(tmp_path: Path) -> None:
+    done = run_cli(
+        "pick", "--gpu", "h200", "--model-figures", FIGURES, "--num-gpus", "2", "--tag", "v0.32.0", cache=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(
+        run_cli(
+            "pick",
+            "--gpu",
+            "h200",
+            "--model-figures",
+            FIGURES,
+            "--num-gpus",
+            "2",
+            "--tag",
+            "v0.32.0",
+            "--json",
+            cache=tmp_path,
+        ).stdout
+    )
+    options = answer["options"]
+    header = next(line for line in done.stdout.splitlines() if "quantization" in line)
+    assert header.split() == ["#", "quantization", "KV", "dtype", "support", "GB/GPU", "tokens", "fit"]
+    first = next(line.split() for line in done.stdout.splitlines() if line.split()[:1] == ["1"])
+    top = options[0]
+    assert first[:4] == ["1", top["quantization"]["name"], top["kv_cache_dtype"]["name"], top["support"]]
+    assert first[-1] == f"{top['memory']['tokens_fit']:,}" and "," in first[-1]
+    facts = ExplicitModel.model_validate_json(FIGURES).to_facts()
+    base = estimate(facts, "bf16", "auto", answer["gpu"]["memory_gb"], 2)
+    baseline = next(line.split() for line in done.stdout.splitlines() if "unquantized" in line)
+    assert baseline[-2] == f"{base.weights_gb_per_gpu:.1f}" and baseline[-3] == "baseline"
+    assert float(baseline[-2]) > float(first[-2])
+
+
+def render(tool: str, result: object) -> str:
+    out = io.StringIO()
+    show(tool, result, out)
+    return out.getvalue()
+
+
+def test_diff_table_shows_list_fields_as_added_and_removed_items(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    text = render("diff_tags", diff_registries(store.load_registry("v0.31.0"), store.load_registry("v0.32.0")))
+    row = next(line for line in text.splitlines() if "XPUPlatform" in line)
+    assert "methods: + fp8_per_channel" in row and "'awq'" not in row
+
+
+def test_gates_table_says_what_changed_from_old_to_new(tmp_path: Path) -> None:
+    done = run_cli("gates", "v0.27.1", "v0.32.0", "--changes", "all", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if "VLLM_ALLREDUCE_USE_FLASHINFER" in line)
+    assert "default: 0 → 1" in row
+    choices = next(line for line in done.stdout.splitlines() if "choices_added" in line and "--kv-cache-dtype" in line)
+    assert "+ nvfp4_4over6" in choices
