@@ -84,6 +84,8 @@ class StderrProgress:
                 TaskProgressColumn(),
                 TextColumn("{task.fields[amount]}"),
                 console=Console(file=self.stream),
+                redirect_stdout=False,  # results stay on stdout, whatever rich's live display does with it
+                redirect_stderr=False,
             )
             self._bars.start()
         key = (step.stage, step.message)
