@@ -160,7 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     p.add_argument("--tag", help="default tag for tools called without one (default: pinned or newest bundled)")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default) for an agent that starts the server, http (streamable) for a team-shared one",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     p.add_argument("--token", help="require this bearer token on HTTP (or VLLM_QUANT_MCP_TOKEN)")

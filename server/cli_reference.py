@@ -53,8 +53,8 @@ def _section(name: str, help_text: str, parser: argparse.ArgumentParser) -> list
             continue
         spelled = ", ".join(f"`{s}`" for s in action.option_strings) or f"`{_metavar(action)}`"
         meaning = action.help or ""
-        if action.choices is not None and action.metavar is not None:
-            meaning += f" One of: {', '.join(str(c) for c in action.choices)}."
+        if action.choices is not None and (action.metavar is not None or not meaning):
+            meaning = f"{meaning} One of: {', '.join(str(c) for c in action.choices)}.".strip()
         rows.append(f"| {spelled} | {_cell(meaning)} |")
     if rows:
         lines += ["", "| argument | meaning |", "|---|---|", *rows]

@@ -191,7 +191,7 @@ class HubClient:
             LocalEntryNotFoundError,
             RepositoryNotFoundError,
         )
-        from huggingface_hub.utils import disable_progress_bars
+        from huggingface_hub.utils.tqdm import disable_progress_bars
 
         disable_progress_bars()  # stderr belongs to the CLI's progress and the MCP stdio logs
         try:
@@ -249,14 +249,15 @@ class HubClient:
 
     def _api(self, repo: str, notes: list[str], origins: set[str]) -> tuple[str | None, ApiAnswer]:
         """The API's JSON for the repo (None when there is none) and how the hub answered."""
-        from huggingface_hub.utils import build_hf_headers
+        from huggingface_hub import get_token
 
         key = f"{self.endpoint}/api/models/{repo}"
         with diskcache.Cache(str(self.cache_dir)) as cache:
             cached: tuple[float, str | None] | None = cache.get(key)
             if self.offline:
                 return (cached[1] if cached else None), "offline"
-            headers = build_hf_headers(token=self._token, library_name="vllm-quant-mcp")
+            token = self._token or get_token()  # HF_TOKEN, else the token `hf auth login` saved
+            headers = {"User-Agent": "vllm-quant-mcp", **({"Authorization": f"Bearer {token}"} if token else {})}
             try:
                 with httpx.Client(timeout=self.timeout, follow_redirects=True, headers=headers) as client:
                     response = client.get(key)
