@@ -36,7 +36,7 @@ import tree_sitter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from releases import release_tree
+from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.language import parser
 from vllm_quant_mcp.knowledge.registry.derive import derive_registry

@@ -4,6 +4,7 @@ VLLM_QUANT_MCP_CACHE_DIR   where registries, trees, sdists and the git repositor
                            (default: the platform user cache dir, e.g. ~/.cache/vllm-quant-mcp)
 VLLM_QUANT_MCP_REMOTE      git remote the `git` source fetches tags from
 VLLM_QUANT_MCP_INDEX_URL   PEP 691 simple-index base URL the `pypi` and `wheel` sources use
+VLLM_QUANT_MCP_KEEP_SDISTS 1 keeps each downloaded sdist under <cache>/sdists/ (default: read, then dropped)
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Settings(BaseModel):
     cache_dir: Path = Field(description="Root of the user cache (registries/, trees/, sdists/, git/).")
     remote: str = Field(default=DEFAULT_REMOTE, description="Git remote for the `git` source.")
     index_url: str = Field(default=DEFAULT_INDEX_URL, description="Simple-index base URL, without /vllm/.")
+    keep_sdists: bool = Field(default=False, description="Keep downloaded sdists (45 MB each) for the next refresh.")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -36,6 +38,7 @@ class Settings(BaseModel):
             cache_dir=Path(cache_dir).expanduser(),
             remote=environ.get("VLLM_QUANT_MCP_REMOTE") or DEFAULT_REMOTE,
             index_url=(environ.get("VLLM_QUANT_MCP_INDEX_URL") or DEFAULT_INDEX_URL).rstrip("/"),
+            keep_sdists=environ.get("VLLM_QUANT_MCP_KEEP_SDISTS", "") not in ("", "0"),
         )
 
 

@@ -68,6 +68,7 @@ environment:
   VLLM_QUANT_MCP_CACHE_DIR  where refreshed trees and registries go
   VLLM_QUANT_MCP_REMOTE     git remote for refresh (default the public vLLM repository)
   VLLM_QUANT_MCP_INDEX_URL  package index (PEP 691 simple API) for refresh --source pypi
+  VLLM_QUANT_MCP_KEEP_SDISTS=1  keep the downloaded sdist in the cache (default: dropped after reading)
   HF_HOME, HF_TOKEN         Hugging Face cache and token for pick (a token saved by `hf auth login` works too)
 """
 

@@ -20,7 +20,7 @@ from vllm_quant_mcp.tools.spec import ToolSpec
 from .cli_inputs import INPUTS
 from .cli_parser import spelled
 
-__all__ = ["json_text", "print_result", "spelling"]
+__all__ = ["human_text", "json_text", "print_result", "spelling"]
 
 
 def spelling(spec: ToolSpec[Any, Any] | None, spell: dict[str, str]) -> tuple[dict[str, str], set[str]]:
@@ -37,6 +37,11 @@ def json_text(spec: ToolSpec[Any, Any], result: BaseModel) -> str:
     )
 
 
+def human_text(spec: ToolSpec[Any, Any], result: BaseModel, spell: dict[str, str]) -> str:
+    """The tool's own text rendering, with the parameter names it mentions spelled as CLI flags."""
+    return spelled(spec.renderer()(result), *spelling(spec, spell))
+
+
 def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Namespace, stream: TextIO) -> None:
     custom = INPUTS.get(spec.name)
     if custom is not None and custom.show is not None and custom.show(result, args, stream):
@@ -49,4 +54,4 @@ def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Nam
     if spec.name in TABLES:
         show(spec.name, result, stream)
         return
-    stream.write(spelled(spec.renderer()(result), *spelling(spec, args.spell)) + "\n")
+    stream.write(human_text(spec, result, args.spell) + "\n")

@@ -23,13 +23,20 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "show"]
 
 
+_WHOLE = {"name", "quantization", "KV dtype", "change", "kind", "severity"}
+PIPE_WIDTH = 160  # into a file or a CI log: wide enough that names and values stay on their rows
+
+
 def _table(*columns: str, title: str | None = None) -> Table:
     from rich import box
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column in columns:
-        table.add_column(column, overflow="fold")
+        if column in _WHOLE:  # names are looked up and copied: never broken across lines
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, overflow="fold")
     return table
 
 
@@ -162,9 +169,9 @@ TABLES: dict[str, Callable[[Any], list[RenderableType]]] = {
 
 
 def show(tool: str, result: Any, stream: TextIO) -> None:
-    """Print the tool's table view on `stream` (rich decides colour and width from the terminal, 100 otherwise)."""
+    """Print the tool's table view on `stream`; rich picks colour and width on a terminal, PIPE_WIDTH elsewhere."""
     from rich.console import Console
 
-    console = Console(file=stream, width=None if stream.isatty() else 100, highlight=False, soft_wrap=False)
+    console = Console(file=stream, width=None if stream.isatty() else PIPE_WIDTH, highlight=False, soft_wrap=False)
     for view in TABLES[tool](result):
         console.print(view, markup=False) if isinstance(view, str) else console.print(view)

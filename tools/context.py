@@ -28,9 +28,6 @@ class RegistryStore(Protocol):
 
     def registry_path(self, tag: str) -> Path: ...
 
-    @property
-    def index_dir(self) -> Path: ...
-
 
 @dataclass(frozen=True)
 class ToolContext:

@@ -8,6 +8,7 @@ then from its help text ("[DEPRECATED]"...). Only the keywords the record needs 
 from __future__ import annotations
 
 import re
+from itertools import permutations
 
 import tree_sitter
 
@@ -24,6 +25,7 @@ _DEPRECATED = re.compile(
     r"\[deprecated\]|\(deprecated\b|^\W*deprecated\b|\b(?:is|are|has been|now) deprecated\b", re.IGNORECASE
 )
 _NO_KIND = FieldKind(choices=None, boolean=False)
+_DEVICE_TYPE = re.compile(r'^    device_type(?:: str)? = "([a-z]*)"', re.MULTILINE)
 
 
 class KeywordReader:
@@ -100,7 +102,36 @@ class KeywordReader:
         kwargs.overrides["choices"] = None
         return False
 
+    def extra_choices(self, node: tree_sitter.Node, path: str) -> list[str] | None:
+        """Values a `choices += ...` appends: a literal list, or the comma-joined permutations of a Literal
+        alias (`[",".join(p) for p in permutations(get_args(Alias), r=2)]`, --collect-detailed-traces)."""
+        literal_values = self._choices(node, path)
+        if literal_values is not None or node.type != "list_comprehension":
+            return literal_values
+        body = node.child_by_field_name("body")
+        loop = next((c for c in node.named_children if c.type == "for_in_clause"), None)
+        source = loop.child_by_field_name("right") if loop is not None else None
+        if (
+            body is None
+            or source is None
+            or source.type != "call"
+            or text(required(source, "function")) != "permutations"
+        ):
+            return None
+        arguments = required(source, "arguments").named_children
+        values = self._choices(arguments[0], path) if arguments else None
+        width = next((c for c in arguments if c.type == "keyword_argument" and text(required(c, "name")) == "r"), None)
+        size = _int(required(width, "value")) if width is not None else None
+        joiner = required(body, "function") if body.type == "call" else None
+        separator = joiner.child_by_field_name("object") if joiner is not None and joiner.type == "attribute" else None
+        glue = maybe_literal_str(separator) if separator is not None else None
+        if values is None or size is None or glue is None:
+            return None
+        return [glue.join(p) for p in permutations(values, size)]
+
     def _choices(self, node: tree_sitter.Node, path: str) -> list[str] | None:
+        if node.type == "binary_operator" and text(required(node, "operator")) == "+":
+            return self._plus_platform_device(node, path)
         if node.type == "call" and text(required(node, "function")) == "get_args":
             arguments = required(node, "arguments").named_children
             return literal_alias(text(arguments[0]), path, self.modules) if arguments else None
@@ -111,6 +142,23 @@ class KeywordReader:
         if not isinstance(values, list | tuple):
             return None
         return [str(v) for v in values if v is not None]
+
+    def _plus_platform_device(self, node: tree_sitter.Node, path: str) -> list[str] | None:
+        """`["auto", "cpu"] + ([current_platform.device_type] if ... else [])` (--mm-processor-device): the literal
+        values plus every platform's device type; which one a run accepts depends on the platform it runs on."""
+        base = self._choices(required(node, "left"), path)
+        if base is None or "current_platform.device_type" not in text(required(node, "right")):
+            return None
+        return [*base, *(d for d in self.platform_devices() if d not in base)]
+
+    def platform_devices(self) -> list[str]:
+        """The `device_type` each platform class declares (cuda, xpu...), read from vllm/platforms/*.py."""
+        found: list[str] = []
+        for path in self.modules.tree.glob("vllm/platforms/*.py"):
+            for match in _DEVICE_TYPE.finditer(self.modules.tree.read_text(path)):
+                if match.group(1) not in found and match.group(1) not in ("", "cpu"):
+                    found.append(match.group(1))
+        return sorted(found)
 
     def _help(self, node: tree_sitter.Node, path: str) -> str:
         if node.type in {"string", "concatenated_string"}:
@@ -127,3 +175,11 @@ class KeywordReader:
             alias = self.modules.find_alias(text(node), path)
             return self._help(alias[1], alias[0]) if alias else ""
         return text(node)
+
+
+def _int(node: tree_sitter.Node) -> int | None:
+    try:
+        value = literal(node)
+    except NotLiteral:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

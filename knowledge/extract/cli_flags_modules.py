@@ -67,6 +67,8 @@ class Modules:
         self._classes: dict[tuple[str, str, int], ClassRef | None] = {}
         self._aliases: dict[tuple[str, str, int], tuple[str, tree_sitter.Node] | None] = {}
         self._fields: dict[tuple[str, int, int], dict[str, FieldDef]] = {}
+        self._methods: dict[tuple[str, int, str, int], tuple[ClassRef, tree_sitter.Node] | None] = {}
+        self._bases: dict[tuple[str, int], list[ClassRef]] = {}
 
     def index(self, path: str) -> ModuleIndex | None:
         if path not in self._index:
@@ -160,6 +162,12 @@ class Modules:
         return re.search(rb"^class " + re.escape(name.encode()) + rb"\b", self.tree.read_bytes(path), re.M) is not None
 
     def bases(self, cls: ClassRef) -> list[ClassRef]:
+        key = (cls.path, cls.node.start_byte)
+        if key not in self._bases:
+            self._bases[key] = self._read_bases(cls)
+        return list(self._bases[key])
+
+    def _read_bases(self, cls: ClassRef) -> list[ClassRef]:
         superclasses = cls.node.child_by_field_name("superclasses")
         found: list[ClassRef] = []
         for base in superclasses.named_children if superclasses is not None else []:
@@ -171,6 +179,12 @@ class Modules:
 
     def method(self, cls: ClassRef, name: str, depth: int = _MAX_HOPS) -> tuple[ClassRef, tree_sitter.Node] | None:
         """The method `name` as Python's method resolution would find it, with its defining class."""
+        key = (cls.path, cls.node.start_byte, name, depth)
+        if key not in self._methods:
+            self._methods[key] = self._find_method(cls, name, depth)
+        return self._methods[key]
+
+    def _find_method(self, cls: ClassRef, name: str, depth: int) -> tuple[ClassRef, tree_sitter.Node] | None:
         body = cls.node.child_by_field_name("body")
         for child in body.named_children if body is not None else []:
             definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child

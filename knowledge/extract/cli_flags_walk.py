@@ -93,6 +93,9 @@ class Walker:
         return None
 
     def _expression_statement(self, node: tree_sitter.Node, frame: _Frame) -> None:
+        if node.type == "augmented_assignment":
+            self._extend(node, frame)
+            return
         if node.type != "assignment":
             self._eval(node, frame)
             return
@@ -106,6 +109,19 @@ class Walker:
             key = string_key(left)
             if isinstance(target, FieldKwargs) and key is not None:
                 target.overrides[key] = self._keyword(key, right, frame)
+
+    def _extend(self, node: tree_sitter.Node, frame: _Frame) -> None:
+        """`kw["choices"] += [...]`: the values appended, or no choices at all when they are computed."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "subscript" or string_key(left) != "choices":
+            return
+        target = self._eval(required(left, "value"), frame)
+        if not isinstance(target, FieldKwargs):
+            return
+        current = target.overrides["choices"] if "choices" in target.overrides else self.keywords.kind(target).choices
+        added = self.keywords.extra_choices(right, frame.path)
+        fits = isinstance(current, list) and added is not None
+        target.overrides["choices"] = [*current, *added] if fits else None  # type: ignore[misc]
 
     def _for(self, node: tree_sitter.Node, frame: _Frame) -> None:
         target, iterable, body = (node.child_by_field_name(n) for n in ("left", "right", "body"))

@@ -24,7 +24,7 @@ from vllm_quant_mcp.knowledge.registry.model import EnvVar
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .nodes import NotLiteral, line, literal, matches, text
-from .result import Extracted
+from .result import Extracted, per_tree
 
 __all__ = ["PATH", "PREFIX", "extract_env_vars"]
 
@@ -35,6 +35,7 @@ PREFIX = "VLLM_"
 _Getter = tuple[tree_sitter.Node, tree_sitter.Node | None]
 
 
+@per_tree
 def extract_env_vars(tree: SourceTree) -> Extracted[list[EnvVar]]:
     if not tree.exists(PATH):
         return Extracted([], note=f"no {PATH} at this tag")

@@ -14,7 +14,7 @@ from vllm_quant_mcp.knowledge.registry.model import KvCacheDtype
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .nodes import NotLiteral, line, matches, string_items
-from .result import Extracted
+from .result import Extracted, per_tree
 
 __all__ = ["CANDIDATE_PATHS", "extract_kv_cache_dtypes"]
 
@@ -22,6 +22,7 @@ CANDIDATE_PATHS = ("vllm/config/cache.py", "vllm/config.py", "vllm/engine/arg_ut
 _MARKERS = (b"CacheDType", b"--kv-cache-dtype")
 
 
+@per_tree
 def extract_kv_cache_dtypes(tree: SourceTree) -> Extracted[list[KvCacheDtype]]:
     for path in CANDIDATE_PATHS:
         # A file naming neither cannot hold the list: it is not parsed (vllm/config.py is large).

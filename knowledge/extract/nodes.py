@@ -18,7 +18,7 @@ from vllm_quant_mcp.knowledge.errors import InternalError
 
 from .language import query
 
-__all__ = ["NotLiteral", "line", "literal", "matches", "module_assignments", "string_items", "text"]
+__all__ = ["NotLiteral", "line", "literal", "matches", "message", "module_assignments", "string_items", "text"]
 
 
 class NotLiteral(InternalError):
@@ -65,6 +65,24 @@ def _plain_string(node: tree_sitter.Node) -> str | None:
     if len(quote) == 1 and b"\n" in body:
         return None
     return body.decode("utf-8", errors="replace")
+
+
+_QUOTED = re.compile(r"""^[rRbBuUfF]*('''|\"\"\"|'|")(?P<body>.*)('''|\"\"\"|'|")$""", re.DOTALL)
+
+
+def message(node: tree_sitter.Node) -> str:
+    """A string (or implicitly joined strings) as a reader sees it: pieces joined, f-string fields as
+    written, whitespace collapsed. For messages shown to people, never for values compared."""
+    pieces = node.named_children if node.type == "concatenated_string" else [node]
+    out = []
+    for piece in pieces:
+        try:
+            value = literal(piece)
+        except NotLiteral:
+            quoted = _QUOTED.match(text(piece))
+            value = quoted.group("body") if quoted else text(piece)
+        out.append(str(value))
+    return " ".join("".join(out).split())
 
 
 def string_items(node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:

@@ -1,10 +1,16 @@
-"""Online quantization: `--quantization` shorthands and `--quantization-config` keys.
+"""Online quantization: `--quantization` shorthands, what each quantizes, and `--quantization-config` keys.
 
 All of it lives in vllm/config/quantization.py (0.20 on). Shorthands are the
-keys of `_ONLINE_SHORTHANDS` (an `OnlineQuantScheme` enum before 0.22); config
+keys of `_ONLINE_SHORTHANDS` (an `OnlineQuantScheme` enum before 0.22) and the
+literal "online" (which takes its scheme from --quantization-config); config
 keys are the fields of the config dataclass followed by the `QUANT_KEY_NAMES`
-values a `weight`/`activation` may name. "online" itself is a
-QuantizationMethods entry, so it is left to that extractor.
+values a `weight`/`activation` may name.
+
+What a shorthand quantizes is the layers its `QuantizationConfigArgs` names
+(`nvfp4_per_token` has only `moe=`: a dense model's weights stay as they are).
+Before 0.22 a shorthand is the global scheme, applied to linear and MoE layers
+alike. Its refusals are the raises its method classes (the dispatch tables of
+online/base.py) guard with a capability or kernel check.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from vllm_quant_mcp.knowledge.registry.model import OnlineQuantEntry
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .nodes import NotLiteral, line, literal, matches, text
+from .online_details import details
 from .result import Extracted
 
 __all__ = ["PATH", "extract_online_quantization"]
@@ -48,6 +55,7 @@ def extract_online_quantization(tree: SourceTree) -> Extracted[list[OnlineQuantE
                     entry = OnlineQuantEntry(name=name, kind=kind, provenance=tree.provenance(PATH, line(node)))
                     found.setdefault((kind, name), (group, node.start_byte, entry))
     entries = [entry for _, _, entry in sorted(found.values(), key=lambda item: item[:2])]
+    entries = details(tree, entries)
     note = None if entries else f"{PATH} defines no online shorthands or config keys at this tag"
     return Extracted(entries, note=note, warnings=warnings)
 

@@ -55,3 +55,4 @@
         (pair
           key: (string) @config_key.value))))
   (#eq? @_name "QUANT_KEY_NAMES"))
+

@@ -24,7 +24,7 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .nodes import NotLiteral, line, literal, matches, string_items, text
 from .quantization_classes import ClassResolver, Config
-from .result import Extracted
+from .result import Extracted, per_tree
 
 __all__ = ["extract_quantization_methods"]
 
@@ -32,6 +32,7 @@ _INIT = "vllm/model_executor/layers/quantization/__init__.py"
 _ARG_UTILS = "vllm/engine/arg_utils.py"
 
 
+@per_tree
 def extract_quantization_methods(tree: SourceTree) -> Extracted[list[QuantizationMethod]]:
     """Every --quantization value in source order, then table-only keys, each with its config class."""
     if not tree.exists(_INIT):
@@ -75,6 +76,9 @@ def extract_quantization_methods(tree: SourceTree) -> Extracted[list[Quantizatio
                 config_class=config.name,
                 config_path=config.path,
                 min_capability=config.min_capability,
+                min_capability_provenance=(
+                    tree.provenance(*config.min_capability_at) if config.min_capability_at is not None else None
+                ),
                 deprecated=name in deprecated,
                 accepted_by_cli=accepted,
             )

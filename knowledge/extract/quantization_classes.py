@@ -40,6 +40,7 @@ class Config:
     name: str | None = None
     path: str | None = None
     min_capability: int | None = None
+    min_capability_at: tuple[str, int] | None = None  # the `return N` line (file, line), maybe in a base class
 
 
 @dataclass
@@ -74,7 +75,7 @@ class ClassResolver:
         if not refs:
             warnings.append(f"{method!r} maps to {name!r}, whose defining file was not found in the tree.")
             return Config()
-        configs = {Config(ref.name, ref.path, self.min_capability(ref)) for ref in refs}
+        configs = {Config(ref.name, ref.path, *self.min_capability(ref)) for ref in refs}
         if len(configs) > 1:
             warnings.append(
                 f"{method!r} maps to local {name!r}, set per platform to one of "
@@ -84,6 +85,7 @@ class ClassResolver:
             _shared(c.name for c in configs),
             _shared(c.path for c in configs),
             _shared(c.min_capability for c in configs),
+            _shared(c.min_capability_at for c in configs),
         )
 
     def resolve(self, name: str, path: str, hops: int = 0) -> _ClassRef | None:
@@ -101,16 +103,23 @@ class ClassResolver:
                 return self.resolve(original, target, hops + 1)
         return None
 
-    def min_capability(self, ref: _ClassRef) -> int | None:
-        """The literal int get_min_capability returns, from the class or the nearest base defining it."""
-        body = self._min_capability_body(ref, 0)
-        return _literal_return(body) if body is not None else None
+    def min_capability(self, ref: _ClassRef) -> tuple[int | None, tuple[str, int] | None]:
+        """The literal int get_min_capability returns, from the class or the nearest base defining it,
+        and the file and line of that `return`."""
+        found = self._min_capability_body(ref, 0)
+        if found is None:
+            return None, None
+        path, body = found
+        value, at = _literal_return(body)
+        return value, (path, at) if at is not None else None
 
-    def _min_capability_body(self, ref: _ClassRef, hops: int) -> tree_sitter.Node | None:
+    def _min_capability_body(self, ref: _ClassRef, hops: int) -> tuple[str, tree_sitter.Node] | None:
         body = self._classes(ref.path).min_capability_bodies.get(ref.node.start_byte)
         bases = ref.node.child_by_field_name("superclasses")
-        if body is not None or bases is None or hops >= _MAX_HOPS:
-            return body
+        if body is not None:
+            return ref.path, body
+        if bases is None or hops >= _MAX_HOPS:
+            return None
         for base in bases.named_children:
             parent = self.resolve(text(base), ref.path) if base.type == "identifier" else None
             inherited = self._min_capability_body(parent, hops + 1) if parent is not None else None
@@ -158,9 +167,11 @@ def _shared(values: Iterable[_T]) -> _T | None:
     return distinct.pop() if len(distinct) == 1 else None
 
 
-def _literal_return(body: tree_sitter.Node) -> int | None:
-    """The int every return in a method body gives, or None when any return is computed or they differ."""
+def _literal_return(body: tree_sitter.Node) -> tuple[int | None, int | None]:
+    """The int every return in a method body gives and the line of the first such return,
+    or (None, None) when any return is computed or they differ."""
     values: set[object] = set()
+    first: int | None = None
     stack = list(body.named_children)
     while stack:
         node = stack.pop()
@@ -171,7 +182,11 @@ def _literal_return(body: tree_sitter.Node) -> int | None:
             try:
                 values.add(literal(returned) if returned is not None else None)
             except NotLiteral:
-                return None
+                return None, None
+            at = node.start_point.row + 1
+            first = at if first is None else min(first, at)
         stack.extend(node.named_children)
     value = values.pop() if len(values) == 1 else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, first
+    return None, None

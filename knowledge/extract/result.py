@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["Extracted"]
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
+__all__ = ["Extracted", "per_tree"]
 
 T = TypeVar("T")
 
@@ -15,3 +19,13 @@ class Extracted(Generic[T]):
     entries: T
     note: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def per_tree(extract: Callable[[SourceTree], Extracted[T]]) -> Callable[[SourceTree], Extracted[T]]:
+    """Run an extractor once per tree: the support matrix reads the KV dtypes, env vars and methods again."""
+
+    @functools.wraps(extract)
+    def once(tree: SourceTree) -> Extracted[T]:
+        return tree.memo(f"{extract.__module__}.{extract.__qualname__}", lambda: extract(tree))
+
+    return once

@@ -19,9 +19,11 @@ __all__ = [
     "FORMAT_BITS",
     "GPU_MEMORY_UTILIZATION",
     "KV_BYTES",
+    "Layers",
     "MemoryEstimate",
     "WeightFamily",
     "estimate",
+    "expert_params",
     "kv_bytes_per_token",
     "weight_bytes",
 ]
@@ -62,6 +64,9 @@ class MemoryEstimate(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     weight_bits: float = Field(description="Bits per quantized weight, scales included; embeddings stay 16 bit.")
+    quantized_layers: Literal["all", "moe"] = Field(
+        default="all", description="moe: only the experts are compressed; the rest stays 16 bit."
+    )
     weights_gb_per_gpu: float
     weights_exact: bool = Field(description="True when read from the checkpoint's safetensors index.")
     kv_bytes_per_token: float | None = Field(description="On one GPU, summed over the full-attention layers.")
@@ -77,14 +82,36 @@ class MemoryEstimate(BaseModel):
     gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
 
 
-def weight_bytes(facts: ModelFacts, family: WeightFamily) -> tuple[float, bool]:
-    """Total weight bytes at `family`, and whether the figure is the checkpoint's exact size."""
+Layers = Literal["all", "moe"]
+
+
+def expert_params(facts: ModelFacts) -> int | None:
+    """Parameters in the routed and shared experts' MLPs (gate, up, down), when the config says their size."""
+    moe = facts.moe
+    if moe is None or moe.expert_intermediate_size is None or facts.hidden_size is None:
+        return None
+    moe_layers = sum(t != "linear_attention" for t in facts.layer_types) if facts.layer_types else facts.layers
+    per_expert = 3 * facts.hidden_size * moe.expert_intermediate_size
+    return moe_layers * (moe.num_experts + moe.shared_experts) * per_expert
+
+
+def weight_bytes(facts: ModelFacts, family: WeightFamily, layers: Layers = "all") -> tuple[float, bool]:
+    """Total weight bytes at `family`, and whether the figure is the checkpoint's exact size.
+
+    `layers="moe"` is a shorthand that quantizes only the experts (nvfp4_per_token, int8 weight-only):
+    the rest stays 16 bit, and a dense model is not compressed at all.
+    """
     quant = facts.quantization
+    if layers == "moe" and facts.moe is None:
+        family = "bf16"
     if facts.weight_bytes is not None and (
         (quant is None and family == "bf16") or (quant is not None and quant.format == family)
     ):
         return float(facts.weight_bytes), True
     body = facts.params - facts.embedding_params
+    if layers == "moe" and family != "bf16":
+        experts = min(expert_params(facts) or body, body)
+        return experts * FORMAT_BITS[family] / 8 + (facts.params - experts) * 2, False
     return body * FORMAT_BITS[family] / 8 + facts.embedding_params * 2, False
 
 
@@ -108,8 +135,11 @@ def estimate(
     context_len: int | None = None,
     concurrency: int | None = None,
     utilization: float = GPU_MEMORY_UTILIZATION,
+    layers: Layers = "all",
 ) -> MemoryEstimate:
-    total, exact = weight_bytes(facts, family)
+    total, exact = weight_bytes(facts, family, layers)
+    if layers == "moe" and facts.moe is None:
+        family = "bf16"
     weights = total / num_gpus
     per_token = kv_bytes_per_token(facts, kv_dtype, num_gpus)
     needed = context_len * (concurrency or 1) if context_len else None
@@ -122,6 +152,7 @@ def estimate(
         fits = budget > 0 and (needed is None or tokens is None or tokens >= needed)
     return MemoryEstimate(
         weight_bits=FORMAT_BITS[family],
+        quantized_layers=layers,
         weights_gb_per_gpu=round(weights / GB, 2),
         weights_exact=exact,
         kv_bytes_per_token=per_token,

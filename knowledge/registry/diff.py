@@ -58,7 +58,10 @@ class RegistryDiff(BaseModel):
 
 
 def _comparable(entry: Entry) -> dict[str, Any]:
-    return entry.model_dump(exclude={"name", "provenance"})
+    """The entry's fields without its name and without any provenance (its own, or a field's such as where its
+    min capability is decided): those lines move every release."""
+    located = {k for k in type(entry).model_fields if isinstance(getattr(entry, k), Provenance)}
+    return entry.model_dump(exclude={"name", "provenance", *located})
 
 
 def diff_kind(old: list[Entry], new: list[Entry], kind: str) -> KindDiff:

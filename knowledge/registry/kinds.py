@@ -7,7 +7,7 @@ backend renamed is not a linear one. Adding a kind is adding one marked field.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -32,10 +32,18 @@ def _kind_names(fields: dict[str, Extractor]) -> tuple[str, ...]:
     for name in fields:
         annotation = Registry.model_fields[name].annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            names += [f"{name}.{sub}" for sub in annotation.model_fields]
+            names += [
+                f"{name}.{sub}" for sub, info in annotation.model_fields.items() if _holds_entries(info.annotation)
+            ]
         else:
             names.append(name)
     return tuple(names)
+
+
+def _holds_entries(annotation: object) -> bool:
+    """A list of entries (what a kind is), as opposed to a plain value a grouping model also carries."""
+    (item,) = get_args(annotation) or (None,)
+    return get_origin(annotation) is list and isinstance(item, type) and issubclass(item, Entry)
 
 
 EXTRACTED_FIELDS: dict[str, Extractor] = _extracted()

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
+
+from .entry import Entry, Frozen
+from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -46,19 +49,13 @@ class Extractor(NamedTuple):
     function: str
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Entry(_Model):
-    name: str
-    provenance: Provenance
-
-
 class QuantizationMethod(Entry):
     config_class: str | None = Field(description="Config class the name resolves to; aliases share one.")
     config_path: str | None = Field(default=None, description="File that defines config_class.")
     min_capability: int | None = Field(description="Literal get_min_capability() value (e.g. 89 = SM 8.9).")
+    min_capability_provenance: Provenance | None = Field(
+        default=None, description="The `return N` line of get_min_capability (maybe in a base class)."
+    )
     deprecated: bool = Field(description="Listed in DEPRECATED_QUANTIZATION_METHODS at this tag.")
     accepted_by_cli: bool = Field(
         default=True,
@@ -72,13 +69,18 @@ class KvCacheDtype(Entry):
 
 class OnlineQuantEntry(Entry):
     kind: Literal["shorthand", "config_key"]
+    quantizes: list[Literal["linear", "moe"]] | None = Field(
+        default=None, description="Shorthands: the layers it quantizes; the rest stay in the checkpoint dtype."
+    )
+    weight_keys: dict[str, str] = Field(default={}, description="Shorthands: layer -> the weight QuantKey it names.")
+    refusals: list[OnlineRefusal] = Field(default=[], description="Shorthands: where its method classes raise.")
 
 
 class BackendEntry(Entry):
     pass
 
 
-class Backends(_Model):
+class Backends(Frozen):
     linear: list[BackendEntry] = []
     moe: list[BackendEntry] = []
     attention: list[BackendEntry] = []
@@ -108,7 +110,7 @@ class PlatformQuantization(Entry):
 AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
 
 
-class Registry(_Model):
+class Registry(Frozen):
     schema_version: int = SCHEMA_VERSION
     extractor_version: str = Field(description="Changes whenever an extractor or query changes.")
     tag: str
@@ -122,6 +124,8 @@ class Registry(_Model):
     cli_flags: Annotated[list[CliFlag], Extractor("cli_flags", "extract_cli_flags")] = []
     env_vars: Annotated[list[EnvVar], Extractor("env_vars", "extract_env_vars")] = []
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
+    attention: Annotated[AttentionSupport, Extractor("attention", "extract_attention")] = AttentionSupport()
+    load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

@@ -54,6 +54,8 @@ def refresh(
         if kept is not None and _satisfies(kept, chosen):
             info, tree = kept, "reused"
             notes.append(f"Reused the cached tree of {tag} (from the {kept.kind} source, {kept.origin}).")
+            if store.pack_loose_tree(tag):
+                notes.append("Packed the cached tree for search (it was kept as loose files by an earlier version).")
         else:
             info, tree = store.install_tree(tag, chosen), "fetched"
             if isinstance(chosen, FallbackSource):

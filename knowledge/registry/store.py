@@ -1,13 +1,15 @@
 """Where registries and trees are kept: bundled registries in the package, plus a user cache.
 
     <cache>/registries/<tag>.json   registries derived by `refresh` (win over bundled ones when valid)
-    <cache>/trees/<tag>/            the fetched tree, with .vllm-quant-mcp-source.json saying where from
-    <cache>/sdists/, <cache>/git/   what the sources keep for reuse
+    <cache>/trees/<tag>/            the fetched tree as a pack (files.pack + files.idx, see sources/pack.py:
+                                    ~100 MB for a whole release), with .vllm-quant-mcp-source.json saying where
+                                    from; the pack is also the search data, so no index is built on first use
+    <cache>/sdists/, <cache>/git/   what the sources keep for reuse (sdists only when VLLM_QUANT_MCP_KEEP_SDISTS=1)
     <cache>/locks/<tag>.lock        one lock per tag: refreshes of a tag run one at a time
-    <cache>/index/<tag>-v<N>.sqlite the grep index of a cached tree, so a new server's first search skips the build
 
 Nothing here is ever half-written: registries go through atomic_write_text, trees
-are filled in a temporary folder and renamed into place. A cached registry that
+are packed in a temporary folder and renamed into place. A tree cached as loose files by an
+earlier version is still read as it is (searches then pack it in memory); a refresh repacks it. A cached registry that
 does not parse, or was written under another schema or extractor version, is
 rebuilt from the cached tree (or the bundled copy is used) instead of trusted.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -25,10 +27,13 @@ import filelock
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
-from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
+from vllm_quant_mcp.knowledge.errors import InternalError, LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
+from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.sources.base import Source
+from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, directory_files
+from vllm_quant_mcp.knowledge.sources.packed import PackedTree
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
 
@@ -116,7 +121,10 @@ class Store:
         info = self.tree_source(tag)
         if info is None:
             raise RegistryUnavailableError(f"No tree of {tag} is cached; run `vllm-quant-mcp refresh --tag {tag}`.")
-        return SourceTree(self.tree_path(tag), normalize_tag(tag), info.commit)
+        root = self.tree_path(tag)
+        if (root / INDEX_NAME).is_file():
+            return PackedTree(root, normalize_tag(tag), info.commit)
+        return SourceTree(root, normalize_tag(tag), info.commit)
 
     def ensure_tree(self, tag: str, source: Source | None = None) -> SourceTree:
         """The cached tree of `tag`, fetched first (default: git, then the package index) when missing."""
@@ -141,7 +149,20 @@ class Store:
         try:
             fresh = staging / "tree"
             fresh.mkdir()
-            info = source.fetch(tag, fresh)
+            builder = PackBuilder()
+            fetch_files = getattr(source, "fetch_files", None)
+            info: SourceInfo
+            if fetch_files is not None:  # straight from the archive into the pack, no loose files
+                info = fetch_files(tag, builder.add)
+            else:
+                loose = staging / "loose"
+                loose.mkdir()
+                info = source.fetch(tag, loose)
+                for relpath, data in directory_files(loose):
+                    builder.add(relpath, data)
+            report("index", 0, len(builder), f"packing {len(builder)} files of {tag}")
+            builder.write(fresh)
+            report("index", len(builder), len(builder), f"packed {len(builder)} files of {tag}")
             atomic_write_text(fresh / SOURCE_RECORD, info.model_dump_json())
             target = self.tree_path(tag)
             if target.exists():
@@ -150,6 +171,15 @@ class Store:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return info
+
+    def pack_loose_tree(self, tag: str) -> bool:
+        """Repack a tree an earlier version cached as loose files (call under lock(tag)); False when already packed."""
+        tag = normalize_tag(tag)
+        info = self.tree_source(tag)
+        if info is None or (self.tree_path(tag) / INDEX_NAME).is_file():
+            return False
+        self.install_tree(tag, _LooseTree(self.tree_path(tag), info))
+        return True
 
     # -- locking ----------------------------------------------------------------------------------------------
 
@@ -185,9 +215,23 @@ class Store:
     def locks_dir(self) -> Path:
         return self.root / "locks"
 
-    @property
-    def index_dir(self) -> Path:
-        return self.root / "index"
+
+class _LooseTree:
+    """The files of a cached loose tree, handed to install_tree to be packed (see pack_loose_tree)."""
+
+    kind = "dir"
+
+    def __init__(self, root: Path, info: SourceInfo) -> None:
+        self.root, self.info = root, info
+
+    def fetch_files(self, tag: str, add: Callable[[str, bytes], None]) -> SourceInfo:
+        for relpath, data in directory_files(self.root):
+            if relpath != SOURCE_RECORD:
+                add(relpath, data)
+        return self.info
+
+    def fetch(self, tag: str, dest: Path) -> SourceInfo:
+        raise InternalError("a cached loose tree is only ever repacked, never copied")  # pragma: no cover
 
 
 def _is_tag(text: str) -> bool:

@@ -1,4 +1,1 @@
-"""The source index behind grep, read and find_symbol.
-
-Files in memory, a trigram prefilter, ripgrep's line semantics.
-"""
+"""The search behind grep, read and find_symbol: a linear-time scan of the tree's pack, `regex` where it must."""

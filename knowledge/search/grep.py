@@ -1,38 +1,37 @@
-"""Line-oriented regex search over an index, with ripgrep's answers and a hard time limit.
+"""Line-oriented regex search over a pack, with ripgrep's answers and bounded time.
 
-A line matches when the pattern matches inside it (no match crosses a newline), as
-with `rg`. Candidate files come from the trigram plan; each is searched as one string
-(fast). A match that spans lines, or a pattern with string anchors (`\\A`, `\\Z`), sends
-the file to a line-by-line search; with lookarounds each line found is re-checked on its
-own (a lookaround that inspects the newline itself is the one case left to the whole-text
-reading). Every regex call has its own short limit, so `(a+)+$` on a long line raises within
-1.5 s instead of hanging; the whole search has a longer one, so a broad but sound pattern over
-thousands of files on a loaded machine still finishes.
+A line matches when the pattern (Python's regex dialect, the `regex` module's reading)
+matches inside it; no match crosses a newline, as with `rg`. Most patterns are translated
+for a linear-time engine and found in one scan (scan.py); `regex` decides only the lines the
+engine could read differently, and runs alone on patterns no linear engine can take
+(`(?:abc){e<=1}`, `[[:alpha:]]`, `\\p{L}`), file by file, each call with its own time limit so
+`(a+)+$` on a long line raises within 1.5 s instead of hanging.
 
 Errors::
 
-    ValueError
+    InvalidInputError
     ├── InvalidPatternError   the pattern does not compile
-    └── PatternTimeoutError   the search ran past its time limit
+    └── PatternTimeoutError   the `regex` part of a search ran past its time limit
 """
 
 from __future__ import annotations
 
+import bisect
 import time
 from dataclasses import dataclass
 
 import regex
 
-from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError
+from vllm_quant_mcp.knowledge.sources.pack import Pack
 
-from .plan import plan
-from .trigram import SourceIndex
+from .index import SearchIndex
+from .scan import EngineRefused, Ranges, line_ends
+from .translate import Translated, Untranslatable, translate
 
-__all__ = ["Found", "InvalidPatternError", "LineHit", "PatternTimeoutError", "search", "surrounding_lines"]
+__all__ = ["CALL_LIMIT", "Found", "InvalidPatternError", "LineHit", "PatternTimeoutError", "files_containing", "search"]
 
 CALL_LIMIT = 1.5  # seconds one regex call may take: past that it is backtracking, not searching
-_STRING_ANCHORS = ("\\A", "\\Z", "\\z", "\\G")
-_LOOKAROUNDS = ("(?=", "(?!", "(?<")
 
 
 class InvalidPatternError(InvalidInputError):
@@ -47,8 +46,8 @@ class PatternTimeoutError(InvalidInputError):
 class LineHit:
     file_id: int
     line: int  # 1-based
-    start: int  # offset of the line's first character in the file text
-    end: int  # offset of its newline (or of the end of the text)
+    start: int  # offset of the line's first byte in the pack
+    end: int  # offset of its newline
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +58,20 @@ class Found:
     counted_all: bool = True  # False: the count ran out of time after `keep` lines were found
 
 
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def call_limit(self) -> float:
+        """The timeout for the next regex call: what is left of the search, at most CALL_LIMIT."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return min(left, CALL_LIMIT)
+
+
 def search(
-    index: SourceIndex,
+    index: SearchIndex,
     pattern: str,
     *,
     fixed_string: bool = False,
@@ -70,103 +81,134 @@ def search(
     time_limit: float = 10.0,
 ) -> Found:
     source = regex.escape(pattern) if fixed_string else pattern
-    flags = regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0)
     try:
-        compiled = regex.compile(source, flags)
+        compiled = regex.compile(source, regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0))
     except (regex.error, OverflowError, RecursionError) as exc:
         raise InvalidPatternError(
-            f"invalid regular expression {pattern!r}: {exc}. "
+            f"invalid regular expression {pattern[:200]!r}: {exc}. "
             "Escape special characters, or pass fixed_string=true to search for the text literally."
         ) from exc
-    by_line = not fixed_string and any(token in pattern for token in _STRING_ANCHORS)
-    verify = not fixed_string and any(token in pattern for token in _LOOKAROUNDS)
-    ids = index.candidates(plan(source, ignore_case), path_glob)
-    deadline = time.monotonic() + time_limit
-    hits: list[LineHit] = []
-    total = searched = 0
+    files, ranges = index.scope(path_glob)
+    deadline = _Deadline(time_limit)
     try:
-        for file_id in ids:
-            searched += 1
-            text = index.texts[file_id]
-            found = (
-                _by_lines(compiled, text, file_id, deadline)
-                if by_line
-                else _whole(compiled, text, file_id, deadline, verify)
-            )
-            total += len(found)
-            if len(hits) < keep:
-                hits.extend(found[: keep - len(hits)])
+        try:
+            translated = translate(pattern, ignore_case, fixed_string)
+            ends = _engine_ends(index, translated, ranges, compiled, deadline)
+        except (Untranslatable, EngineRefused):
+            ends = _regex_ends(index.pack, files, compiled, deadline, keep)
+    except _Partial as partial:
+        return Found(_hits(index.pack, partial.ends, keep), len(partial.ends), len(files), counted_all=False)
     except TimeoutError as exc:
-        if len(hits) >= keep:  # a broad pattern, not a runaway one: answer with what was found
-            return Found(hits, total, searched, counted_all=False)
         raise PatternTimeoutError(
-            f"the pattern {pattern!r} ran past its time limit ({CALL_LIMIT:g} s on one file, {time_limit:g} s in "
-            "all; nested repetition such as (a+)+ backtracks without end). Simplify the pattern, anchor it on a "
-            "literal, narrow with path_glob, or pass fixed_string=true."
+            f"the pattern {pattern[:200]!r} ran past its time limit ({CALL_LIMIT:g} s on one line or file, "
+            f"{time_limit:g} s in all; nested repetition such as (a+)+ backtracks without end in the `regex` "
+            "engine, which runs patterns RE2 cannot: lookarounds, back-references, fuzzy matching). Simplify the "
+            "pattern, anchor it on a literal, narrow with path_glob, or pass fixed_string=true."
         ) from exc
-    return Found(hits, total, len(ids))
+    return Found(_hits(index.pack, ends, keep), len(ends), len(files))
 
 
-def _remaining(deadline: float) -> float:
-    """The timeout for the next regex call: what is left of the search, at most CALL_LIMIT."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    return min(left, CALL_LIMIT)
+class _Partial(InternalError):
+    """Private: time ran out after `keep` lines were found; search() answers with those, the count a lower bound."""
+
+    def __init__(self, ends: list[int]) -> None:
+        self.ends = ends
 
 
-def _whole(compiled: regex.Pattern[str], text: str, file_id: int, deadline: float, verify: bool) -> list[LineHit]:
-    found: list[LineHit] = []
-    size = len(text)
-    pos = counted = 0
-    line = 1
-    while pos <= size:
-        m = compiled.search(text, pos, timeout=_remaining(deadline))
-        if m is None:
+def _engine_ends(
+    index: SearchIndex, translated: Translated, ranges: Ranges, compiled: regex.Pattern[str], deadline: _Deadline
+) -> list[int]:
+    narrow, wide = line_ends(index.engine, translated, ranges)
+    pack = index.pack
+    if not translated.sensitive:
+        return narrow if translated.exact else _verified(pack, narrow, compiled, deadline)
+    nonascii = index.nonascii_ends()
+    ascii_ends = [e for e in narrow if e not in nonascii]
+    if not translated.exact:
+        ascii_ends = _verified(pack, ascii_ends, compiled, deadline)
+    decided = _verified(pack, [e for e in wide if e in nonascii], compiled, deadline)
+    return sorted(ascii_ends + decided) if decided else ascii_ends
+
+
+def _line(pack: Pack, end: int) -> str:
+    """The text of the line whose newline is at end - 1."""
+    start = pack.blob.rfind(b"\n", 0, end - 1) + 1
+    return pack.blob[start : end - 1].decode("utf-8", "replace")
+
+
+def _verified(pack: Pack, ends: list[int], compiled: regex.Pattern[str], deadline: _Deadline) -> list[int]:
+    return [e for e in ends if compiled.search(_line(pack, e), timeout=deadline.call_limit()) is not None]
+
+
+def _regex_ends(
+    pack: Pack, files: list[int], compiled: regex.Pattern[str], deadline: _Deadline, keep: int
+) -> list[int]:
+    """Line ends of matches found by `regex` alone, each file searched as one string (fast), line by line only
+    when a match spans lines."""
+    ends: list[int] = []
+    try:
+        for file_id in files:
+            text = pack.text_bytes(file_id).decode("utf-8")  # the pack holds valid UTF-8 only
+            chars, ascii_text = 0, text.isascii()
+            byte_offset = pack.starts[file_id]
+            for stop in _matching_lines(compiled, text, deadline):
+                byte_offset += stop - chars if ascii_text else len(text[chars:stop].encode("utf-8"))
+                chars = stop
+                ends.append(byte_offset + 1)
+    except TimeoutError:
+        if len(ends) >= keep:  # a broad pattern, not a runaway one: answer with what was found
+            raise _Partial(ends) from None
+        raise
+    return ends
+
+
+def _matching_lines(compiled: regex.Pattern[str], text: str, deadline: _Deadline) -> list[int]:
+    """The newline offset of each line of `text` (which ends in a newline) that the pattern matches."""
+    found: list[int] = []
+    pos, size = 0, len(text)
+    while pos < size:
+        m = compiled.search(text, pos, timeout=deadline.call_limit())
+        if m is None or m.start() == size:
             break
-        start = m.start()
-        if start == size and (size == 0 or text[-1] == "\n"):
-            break  # the empty "line" after a final newline is not a line
-        if text.find("\n", start, m.end()) != -1:
-            return _by_lines(compiled, text, file_id, deadline)
-        line += text.count("\n", counted, start)
-        counted = start
-        end = text.find("\n", start)
-        end = size if end == -1 else end
-        begin = text.rfind("\n", 0, start) + 1
-        if not verify or compiled.search(text[begin:end], timeout=_remaining(deadline)) is not None:
-            found.append(LineHit(file_id, line, begin, end))
-        pos = end + 1
+        if text.find("\n", m.start(), m.end()) != -1:
+            return _by_lines(compiled, text, deadline)
+        begin = text.rfind("\n", 0, m.start()) + 1
+        stop = text.find("\n", m.start())
+        if compiled.search(text[begin:stop], timeout=deadline.call_limit()) is not None:
+            found.append(stop)  # re-checked alone: a lookaround may have looked past the line
+        pos = stop + 1
     return found
 
 
-def _by_lines(compiled: regex.Pattern[str], text: str, file_id: int, deadline: float) -> list[LineHit]:
-    found: list[LineHit] = []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    start = 0
-    for number, line in enumerate(lines, 1):
-        if compiled.search(line, timeout=_remaining(deadline)) is not None:
-            found.append(LineHit(file_id, number, start, start + len(line)))
-        start += len(line) + 1
+def _by_lines(compiled: regex.Pattern[str], text: str, deadline: _Deadline) -> list[int]:
+    found: list[int] = []
+    stop = -1
+    for line in text.split("\n")[:-1]:
+        stop += len(line) + 1
+        if compiled.search(line, timeout=deadline.call_limit()) is not None:
+            found.append(stop)
     return found
 
 
-def surrounding_lines(text: str, hit: LineHit, count: int) -> tuple[list[str], list[str]]:
-    """Up to `count` lines before and after a hit's line."""
-    before: list[str] = []
-    start = hit.start
-    while len(before) < count and start > 0:
-        previous = text.rfind("\n", 0, start - 1) + 1
-        before.append(text[previous : start - 1])
-        start = previous
-    before.reverse()
-    after: list[str] = []
-    end = hit.end
-    while len(after) < count and end + 1 < len(text):
-        following = text.find("\n", end + 1)
-        following = len(text) if following == -1 else following
-        after.append(text[end + 1 : following])
-        end = following
-    return before, after
+def _hits(pack: Pack, ends: list[int], keep: int) -> list[LineHit]:
+    hits: list[LineHit] = []
+    blob = pack.blob
+    current, counted_to, line = -1, 0, 0
+    for end in ends[:keep]:
+        start = blob.rfind(b"\n", 0, end - 1) + 1
+        file_id = bisect.bisect_right(pack.starts, start) - 1
+        if file_id != current:
+            current, counted_to, line = file_id, pack.starts[file_id], 1
+        line += blob[counted_to:start].count(b"\n")
+        counted_to = start
+        hits.append(LineHit(file_id, line, start, end - 1))
+    return hits
+
+
+def files_containing(index: SearchIndex, literal: str, path_glob: str | None) -> list[int]:
+    """Ids (ascending) of the files in the glob's scope holding `literal` on one line: a cheap prefilter."""
+    _files, ranges = index.scope(path_glob)
+    translated = translate(literal, fixed_string=True)
+    ends = line_ends(index.engine, translated, ranges)[0]
+    starts = index.pack.starts
+    return sorted({bisect.bisect_right(starts, end - 1) - 1 for end in ends})

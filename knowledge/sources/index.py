@@ -142,14 +142,16 @@ class PackageIndex:
             if response.status_code != 200:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
-            done = 0
-            with part.open("wb") as out:
+            with part.open("wb") as out:  # progress is reported; the CLI or the MCP server draws it
+                done = reported = 0
                 report("fetch", 0, total or None, file.filename)
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
                     done += len(chunk)
-                    report("fetch", done, total or None, file.filename)
+                    if done - reported >= 1 << 20:
+                        reported = done
+                        report("fetch", done, total or None, file.filename)
                 report("fetch", done, done, file.filename)
                 out.flush()
                 os.fsync(out.fileno())

@@ -24,7 +24,7 @@ def make_source(spec: str, cache_dir: Path, remote: str | None = None, index_url
     if spec in ("git", "auto"):
         git = GitSource(remote, cache_dir / "git" / "vllm.git")
     if spec in ("pypi", "auto"):
-        pypi = PypiSource(index_url, cache_dir / "sdists", WheelSource(index_url))
+        pypi = PypiSource(index_url, cache_dir / "sdists", WheelSource(index_url), keep_sdist=settings().keep_sdists)
     if spec == "auto":
         return FallbackSource([git, pypi])
     if spec == "git":

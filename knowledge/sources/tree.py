@@ -7,9 +7,10 @@ tag does not change while it is read, so each path is checked against the root o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["MAX_LINE_CHARS", "REPOSITORY_URL", "PathOutsideTreeError", "Provenance", "SourceTree", "clip_line"]
 
+T = TypeVar("T")
 REPOSITORY_URL = "https://github.com/vllm-project/vllm"
 MAX_LINE_CHARS = 1000
 
@@ -45,6 +47,7 @@ class SourceTree:
         self.commit = commit
         self._parsed: dict[str, tree_sitter.Tree] = {}
         self._resolved: dict[str, Path] = {}
+        self._memo: dict[str, object] = {}
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree."""
@@ -82,6 +85,12 @@ class SourceTree:
             tree = self._parser.parse(self.read_bytes(relpath))
             self._parsed[relpath] = tree
         return tree
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` once per tree: what one extractor derives, another that needs it reads again for free."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(T, self._memo[key])
 
     @cached_property
     def _parser(self) -> tree_sitter.Parser:

@@ -1,8 +1,8 @@
 """Which weight family a --quantization value serves, and whether a GPU's tensor cores run it.
 
 Curated: the family table is ours and the native-format flags come from the GPU table
-(knowledge/facts/data/gpus.yaml); only the minimum capability and the ROCm method list
-are read from the registry of the tag. Callers label these judgements `curated`.
+(knowledge/facts/data/gpus.yaml). Callers label these judgements `curated`; whether vLLM
+loads a method on a GPU at all is decided from the source, in `evaluate`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Literal
 
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.hub.memory import WeightFamily
-from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod, Registry
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 __all__ = [
@@ -89,30 +88,15 @@ def where(p: Provenance) -> str:
     return f"{p.path}:{p.line} ({p.permalink})"
 
 
-def classify(
-    entry: QuantizationMethod, family: WeightFamily, gpu: Gpu, registry: Registry
-) -> tuple[Support, list[str]]:
-    """native / fallback / unsupported for `gpu`, with the registry and knowledge-base evidence."""
+def classify(method: str, family: WeightFamily, gpu: Gpu) -> tuple[Support, list[str]]:
+    """native / fallback for `gpu` from the GPU table's tensor-core flags; unsupported only for a CPU.
+
+    Whether vLLM loads `method` on the GPU at all is the source's call (`evaluate.method_support`);
+    this is the curated half: how well the hardware runs what loads.
+    """
     native, why = hardware_native(family, gpu)
     if gpu.vendor == "cpu":
         if family in ("int4", "int8"):
-            return "native", [f"{entry.name}: weight-only INT format, served by the CPU kernels ({why})"]
-        return "unsupported", [f"{entry.name} ({family}) needs GPU tensor cores; {gpu.id} is a CPU ({why})"]
-    if gpu.vendor == "amd":
-        rocm = next((p for p in registry.platforms if p.name == "RocmPlatform"), None)
-        if rocm is not None and entry.name not in rocm.methods:
-            return "unsupported", [
-                f"{entry.name} is not in RocmPlatform.supported_quantization at {where(rocm.provenance)}"
-            ]
-        listed = f"listed by RocmPlatform at {where(rocm.provenance)}" if rocm else "no ROCm list at this tag"
-        return ("native" if native else "fallback"), [f"{entry.name} {listed}", why]
-    floor = entry.min_capability
-    # The registry records the value, not the line of get_min_capability: name the class and its file
-    # (find_symbol gives the line), never the --quantization list entry as if it defined the value.
-    defined_in = f" in {entry.config_path}" if entry.config_path else ""
-    found = f"{entry.name}: {entry.config_class}.get_min_capability() = {floor}{defined_in}"
-    if floor is not None and floor >= 0 and gpu.sm is not None and gpu.sm < floor:
-        return "unsupported", [f"{found}; {gpu.id} is SM{gpu.sm}, below the lowest SM vLLM accepts"]
-    if floor is None:
-        found = f"{entry.name}: min capability not a literal at {where(entry.provenance)} (not checked)"
-    return ("native" if native else "fallback"), [found, why]
+            return "native", [f"{method}: weight-only INT format, served by the CPU kernels ({why})"]
+        return "unsupported", [f"{method} ({family}) needs GPU tensor cores; {gpu.id} is a CPU ({why})"]
+    return ("native" if native else "fallback"), [why]

@@ -385,12 +385,15 @@ async def test_nvfp4_kv_on_h200_is_listed_at_both_tags_but_only_v0_32_has_the_fa
     assert (old_where["path"], old_where["line"]) == (FLASHINFER, old_node.lineno)
     assert "is_device_capability_family(100)" in old_src["text"] and "_nvfp4_kv_on_fa2" not in old_src["text"]
 
-    # The knowledge the tools apply: H200 has no FP4 tensor cores, so pick_format never offers NVFP4 KV there.
-    for t in tags:
-        assert picks[t]["gpu"]["native"]["nvfp4"] is False
-        assert all(o["kv_cache_dtype"]["name"] != "nvfp4" for o in picks[t]["options"])
-        nvfp4_kv = [e for e in picks[t]["excluded"] if e["kv_cache_dtype"] == "nvfp4"]
-        assert nvfp4_kv and all("nvfp4" in e["reason"].lower() for e in nvfp4_kv)
+    # What the tools apply follows that source: at v0.31.0 no backend takes NVFP4 KV on SM90 (excluded, from the
+    # source); at v0.32.0 FlashInfer does, through the FA2 path read above.
+    assert all(o["kv_cache_dtype"]["name"] != "nvfp4" for o in picks["v0.31.0"]["options"])
+    refused = [e for e in picks["v0.31.0"]["excluded"] if e["kv_cache_dtype"] == "nvfp4"]
+    assert refused and all(e["basis"] == "source" and "No attention backend" in e["reason"] for e in refused)
+    offered = [o for o in picks["v0.32.0"]["options"] if o["kv_cache_dtype"]["name"] == "nvfp4"]
+    judged = [j for o in offered for j in o["judgements"] if j["subject"] == "--kv-cache-dtype nvfp4"]
+    assert judged and {(j["verdict"], j["basis"], j["via"]) for j in judged} == {("yes", "source", "FLASHINFER")}
+    assert any(e["path"] == FLASHINFER for j in judged for e in j["evidence"]) or judged[0]["evidence"]
     # check_gates: moving to v0.32.0 with NVFP4 KV breaks nothing; the v0.32.0 gate and registry entry back it.
     (finding,) = [f for f in gates["findings"] if f["subject"] == "--kv-cache-dtype nvfp4"]
     assert finding["severity"] != "breaks"

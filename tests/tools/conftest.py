@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.releases import CACHE, release_tree
+from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -19,9 +20,9 @@ def tree() -> SourceTree:
 
 
 @pytest.fixture(scope="module")
-def index(tree: SourceTree) -> SourceIndex:
-    """Built once per test cache and saved there, so every worker and the next run read it instead."""
-    return index_for(tree, CACHE / "index")
+def index(tree: SourceTree) -> SearchIndex:
+    """The tree packed in memory once per module (a store keeps it packed on disk)."""
+    return index_for(tree)
 
 
 @pytest.fixture

@@ -1,22 +1,18 @@
 """find_symbol: where a class, function/method or module-level name is defined at one tag.
 
-Only files the trigram index says contain the bare name are parsed (tree-sitter), and
-parsing stops once max_results definitions are found, so a lookup costs a few parses,
+Only files that hold the bare name (one literal scan of the pack) are parsed with tree-sitter,
+and parsing stops once max_results definitions are found, so a lookup costs a few parses,
 not 2.6k, even for names like `forward`. A miss lists the nearest defined names, so an
-agent can correct itself.
+agent can correct itself; their vocabulary is read once per tree, in a fraction of a second.
 """
 
 from __future__ import annotations
 
-import difflib
-from functools import lru_cache
-
-import regex
-
 from vllm_quant_mcp.knowledge.errors import NotFoundError
-from vllm_quant_mcp.knowledge.search.plan import plan
-from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, definitions
-from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.search.grep import files_containing
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
+from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, defined_names, definitions, nearest_names
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -25,7 +21,6 @@ from .models import SymbolLocation, SymbolQuery, SymbolResult
 __all__ = ["PYTHON_GLOB", "UnknownSymbolError", "find_in_tree", "find_symbol"]
 
 PYTHON_GLOB = "vllm/**/*.py"
-_DEFINED = regex.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", regex.M)
 
 
 class UnknownSymbolError(NotFoundError):
@@ -33,19 +28,17 @@ class UnknownSymbolError(NotFoundError):
 
 
 def find_symbol(ctx: ToolContext, query: SymbolQuery) -> SymbolResult:
-    """Fetch the tree of the tag into the cache once, then look the name up in its index."""
+    """Fetch the tree of the tag into the cache once, then look the name up in its pack."""
     tree, note = ctx.tree(query.tag)
-    return find_in_tree(tree, index_for(tree, ctx.store.index_dir), query).model_copy(update={"note": note})
+    return find_in_tree(tree, index_for(tree), query).model_copy(update={"note": note})
 
 
-def find_in_tree(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> SymbolResult:
+def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> SymbolResult:
     """All definitions of the name under vllm/ at the tree's tag; raises UnknownSymbolError when none."""
     bare = query.name.rsplit(".", 1)[-1]
     suffix = "." + query.name
     found, chosen = [], []
-    for file_id in index.candidates(plan(regex.escape(bare), ignore_case=False), PYTHON_GLOB):
-        if bare not in index.texts[file_id]:
-            continue
+    for file_id in files_containing(index, bare, PYTHON_GLOB):
         for d in definitions(tree, index.paths[file_id]):
             if d.qualified_name == query.name or d.qualified_name.endswith(suffix):
                 found.append(d)
@@ -76,21 +69,11 @@ def find_in_tree(tree: SourceTree, index: SourceIndex, query: SymbolQuery) -> Sy
     )
 
 
-def _miss(tree: SourceTree, index: SourceIndex, query: SymbolQuery, other_kinds: set[SymbolKind]) -> str:
+def _miss(tree: SourceTree, index: SearchIndex, query: SymbolQuery, other_kinds: set[SymbolKind]) -> str:
     if other_kinds:
         kinds = ", ".join(sorted(other_kinds))
         return f"{query.name!r} is defined at {tree.tag} only as {kinds}, not as {query.kind}; drop kind or change it."
     bare = query.name.rsplit(".", 1)[-1]
-    near = difflib.get_close_matches(bare, _defined_names(index), n=8, cutoff=0.6)
+    near = nearest_names(bare, defined_names(index, PYTHON_GLOB))
     hint = f" Nearest defined names: {', '.join(near)}." if near else " Try grep_vllm_source with part of the name."
     return f"no definition of {query.name!r} under vllm/ at {tree.tag}.{hint}"
-
-
-@lru_cache(maxsize=2)
-def _defined_names(index: SourceIndex) -> tuple[str, ...]:
-    """Names that look defined (def/class anywhere, assignments at column 0): a vocabulary for suggestions only."""
-    names: set[str] = set()
-    for file_id in index.candidates(None, PYTHON_GLOB):
-        for m in _DEFINED.finditer(index.texts[file_id]):
-            names.add(m.group(1) or m.group(2))
-    return tuple(sorted(names))

@@ -40,7 +40,7 @@ class GrepQuery(BaseModel):
 
     @model_validator(mode="after")
     def _one_line(self) -> GrepQuery:
-        # Matches never cross a line (as with rg), and the trigram index cannot hold a NUL.
+        # Matches never cross a line (as with rg), and no searched file holds a NUL.
         if "\x00" in self.pattern:
             raise ValueError("the pattern holds a NUL character; source files hold none, so it cannot match")
         if "\n" in self.pattern or (not self.fixed_string and _NEWLINE_ESCAPE.search(self.pattern)):

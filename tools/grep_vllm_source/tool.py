@@ -1,4 +1,4 @@
-"""grep_vllm_source: regex search over the vLLM tree at one tag, answered from the trigram index.
+"""grep_vllm_source: regex search over the vLLM tree at one tag, one linear-time scan of its pack.
 
 Semantics are ripgrep's (`rg --no-ignore --hidden`): one result per matching line,
 binary files skipped, `path_glob` as in `rg -g`. Results are capped at `max_results`
@@ -7,8 +7,10 @@ and say so (`truncated`, `total_matches`, a hint to narrow the search).
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.search.grep import search, surrounding_lines
-from vllm_quant_mcp.knowledge.search.trigram import SourceIndex, index_for
+from vllm_quant_mcp.knowledge.search.grep import search
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.lines import surrounding_lines
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree, clip_line
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -18,12 +20,12 @@ __all__ = ["grep_tree", "grep_vllm_source"]
 
 
 def grep_vllm_source(ctx: ToolContext, query: GrepQuery) -> GrepResult:
-    """Fetch the tree of the tag into the cache once, then search its index."""
+    """Fetch the tree of the tag into the cache once, then scan its pack."""
     tree, note = ctx.tree(query.tag)
-    return grep_tree(tree, index_for(tree, ctx.store.index_dir), query).model_copy(update={"note": note})
+    return grep_tree(tree, index_for(tree), query).model_copy(update={"note": note})
 
 
-def grep_tree(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> GrepResult:
+def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepResult:
     """Matching lines of the tree at its tag; raises InvalidPatternError or PatternTimeoutError (ValueErrors)."""
     found = search(
         index,
@@ -35,14 +37,13 @@ def grep_tree(tree: SourceTree, index: SourceIndex, query: GrepQuery) -> GrepRes
     )
     matches = []
     for hit in found.hits:
-        text = index.texts[hit.file_id]
         path = index.paths[hit.file_id]
-        before, after = surrounding_lines(text, hit, query.context)
+        before, after = surrounding_lines(index, hit, query.context)
         matches.append(
             GrepMatch(
                 path=path,
                 line=hit.line,
-                text=clip_line(text[hit.start : hit.end]),
+                text=clip_line(index.pack.blob[hit.start : hit.end].decode("utf-8", "replace")),
                 before=[clip_line(b) for b in before],
                 after=[clip_line(a) for a in after],
                 permalink=tree.permalink(path, hit.line),

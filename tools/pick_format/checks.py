@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.hub.memory import WeightFamily
 from vllm_quant_mcp.knowledge.hub.model_facts import ModelFacts
-from vllm_quant_mcp.knowledge.registry.model import KvCacheDtype, Registry
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.support.curated import kv_fact
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, where
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
 
 from .models import CheckpointSource, FlagValue
 from .rules import checkpoint_method, recipe_family
 
-__all__ = ["CheckpointSource", "FlagValue", "checkpoint_sources", "kv_problem", "serve_flags"]
+__all__ = ["CheckpointSource", "FlagValue", "checkpoint_sources", "head_size_problem", "serve_flags"]
 
 
-def kv_problem(
-    kb: KnowledgeBase, kv: str, entry: KvCacheDtype | None, gpu: Gpu, facts: ModelFacts, tag: str
-) -> str | None:
-    """Why `kv` cannot be offered here, or None."""
-    if entry is None:
-        return f"KV dtype {kv} is not in CacheDType at {tag}"
-    fact = next((k for k in kb.kv_cache_dtypes if k.name == kv and k.applies_at(tag)), None)
-    if fact is None:
+def head_size_problem(kb: KnowledgeBase, kv: str, facts: ModelFacts, tag: str, judged: Judgement | None) -> str | None:
+    """A curated head-size exclusion, applied only where the source's answer does not cover this model.
+
+    The derived matrix assumes head size 128 (576 with MLA); a model with another head size, or a
+    tag the matrix does not cover, falls back to the knowledge base's list of excluded sizes.
+    """
+    fact = kv_fact(kb, kv, tag)
+    if fact is None or facts.head_dim not in fact.excluded_head_sizes:
         return None
-    platform = {"nvidia": "cuda", "amd": "rocm", "cpu": "cpu"}[gpu.vendor]
-    if "any" not in fact.platforms and platform not in fact.platforms:
-        return f"KV {kv} runs on {', '.join(fact.platforms)} only (KB {fact.id}); {gpu.id} is {platform}"
-    if fact.only_sm and gpu.sm not in fact.only_sm:
-        return f"KV {kv} is limited to SM {fact.only_sm} (KB {fact.id}); {gpu.id} is SM{gpu.sm}"
-    if fact.min_sm is not None and (gpu.sm or 0) < fact.min_sm:
-        return f"KV {kv} needs SM{fact.min_sm}+ (KB {fact.id})"
-    if facts.head_dim in fact.excluded_head_sizes:
-        return f"KV {kv} rejects head size {facts.head_dim} (KB {fact.id})"
-    if kv.startswith("nvfp4") and not gpu.native.nvfp4:
-        return f"KV {kv} is native on FP4 tensor cores only; other GPUs take the FA2 path with limits (KB {fact.id})"
-    return None
+    if judged is not None and judged.basis == "source" and facts.head_dim == (576 if facts.mla else 128):
+        return None
+    return f"KV {kv} rejects head size {facts.head_dim} (knowledge base {fact.id}) [curated]"
 
 
 def serve_flags(wanted: dict[str, str], registry: Registry) -> tuple[list[FlagValue], str | None]:

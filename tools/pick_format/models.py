@@ -15,6 +15,7 @@ from vllm_quant_mcp.knowledge.hub.memory import MemoryEstimate, WeightFamily
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.formats import Support
+from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
 from vllm_quant_mcp.tools.spec import Tag
 
 __all__ = [
@@ -85,7 +86,11 @@ class Named(BaseModel):
 class Caveat(BaseModel):
     id: str
     text: str
-    status: str = Field(description="Pain point status, or 'gate' for a release change.")
+    status: str = Field(
+        description="Pain point status, 'gate' (a release change), 'avoid', 'memory', 'conditional' or "
+        "'refusal' (a checkpoint property the method refuses at load)."
+    )
+    basis: Basis | None = Field(description="source or curated; None for memory arithmetic.")
     fixed_in: str | None = None
     fixed_at_tag: bool | None = Field(default=None, description="True when the tag already carries the fix.")
     citations: list[str] = []
@@ -97,8 +102,12 @@ class FormatOption(BaseModel):
     quantization: Named = Field(description="The --quantization value.")
     kv_cache_dtype: Named = Field(description="The --kv-cache-dtype value.")
     serve_flags: list[FlagValue] = []
-    support: Support
+    support: Support = Field(description="native or fallback: how the GPU's tensor cores run it (curated GPU table).")
+    support_basis: Literal["curated"] = "curated"
     support_evidence: list[str]
+    judgements: list[Judgement] = Field(
+        description="Whether vLLM loads the method and which attention backend takes the KV dtype, each with its basis."
+    )
     backend_notes: list[str] = []
     checkpoint: list[CheckpointSource] = Field(description="Ways to obtain a checkpoint this option serves.")
     memory: MemoryEstimate
@@ -112,6 +121,8 @@ class ExcludedOption(BaseModel):
     kv_cache_dtype: str | None = None
     rule: str
     reason: str
+    basis: Basis | None = Field(description="source or curated; None when the model's memory rules it out.")
+    evidence: list[str] = Field(default=[], description="Permalinks of the source lines that decide.")
     weights_gb_per_gpu: float | None = Field(default=None, description="Set when the weights alone do not fit.")
     weight_bits: float | None = None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
+
 from .models import PickFormatResult
 
 __all__ = ["render"]
@@ -13,9 +15,21 @@ def render(result: PickFormatResult) -> str:
         mem = o.memory
         lines.append(
             f"  {o.rank}. --quantization {o.quantization.name} --kv-cache-dtype {o.kv_cache_dtype.name}"
-            f"  [{o.support}]  {mem.weights_gb_per_gpu:.1f} GB/GPU weights, {mem.tokens_fit or '?'} tokens fit"
+            f"  [{o.support}, curated]  {mem.weights_gb_per_gpu:.1f} GB/GPU weights, {mem.tokens_fit or '?'} tokens fit"
         )
-        lines += [f"       caveat: {c.text}" for c in o.caveats]
-    lines += [f"  excluded {e.quantization}: {e.reason}" for e in result.excluded]
+        lines.append("       " + "; ".join(_judged(j) for j in o.judgements))
+        lines += [f"       caveat [{c.basis or 'memory'}]: {c.text}" for c in o.caveats]
+    lines += [
+        f"  excluded {e.quantization} / KV {e.kv_cache_dtype} [{e.basis or 'memory'}]: {e.reason}"
+        for e in result.excluded
+    ]
     lines += [f"  note: {n}" for n in result.notes]
     return "\n".join(lines)
+
+
+def _judged(j: Judgement) -> str:
+    """`loads [source]` or `KV via FLASHINFER [source]`: the verdict in a few words, the detail is in the JSON."""
+    what = "KV" if j.subject.startswith("--kv-cache-dtype") else "method"
+    verdict = {"yes": "runs", "no": "refused", "conditional": "decided at run time"}[j.verdict]
+    via = f" via {j.via}" if j.via else ""
+    return f"{what} {verdict}{via} [{j.basis}]"

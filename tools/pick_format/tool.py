@@ -18,15 +18,18 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.hub.client import HubClient, read_local
-from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, WeightFamily
+from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, Layers, WeightFamily
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.support.curated import kv_judgement
+from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
+from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
-from .checks import checkpoint_sources, kv_problem, serve_flags
+from .checks import checkpoint_sources, head_size_problem, serve_flags
 from .models import (
     Caveat,
     CheckpointChoice,
@@ -130,7 +133,11 @@ def _candidates(
         for wi, method in enumerate(methods):
             family = (fixed[1] or "bf16") if fixed else method_family(method, rule.weight_formats[0], gpu)
             if family is None:
-                excluded.append(ExcludedOption(quantization=method, rule=rule.id, reason="weight format not modelled"))
+                excluded.append(
+                    ExcludedOption(
+                        quantization=method, rule=rule.id, reason="weight format not modelled", basis="curated"
+                    )
+                )
                 continue
             for ki, kv in enumerate(kvs):
                 out.append(_Candidate(method, family, kv, rule, 0 if fixed else rel, (wi, ki)))
@@ -181,6 +188,7 @@ def _caveats(
                     id=p.id,
                     text=f"{p.symptom} {p.workaround}",
                     status=p.status,
+                    basis="curated",
                     fixed_in=p.fixed_in,
                     fixed_at_tag=fixed if p.fixed_in else None,
                     citations=[c.url for c in p.citations],
@@ -199,6 +207,7 @@ def _caveats(
                     id=g.id,
                     text=f"{g.version}: {g.change} {g.action}",
                     status="gate",
+                    basis="curated",
                     citations=[c.url for c in g.citations],
                 )
             )
@@ -314,36 +323,70 @@ def _evaluate(
     if entry is None or not entry.accepted_by_cli:
         why = "absent from QuantizationMethods" if entry is None else "not accepted by --quantization"
         return _excl(c, f"{method} is {why} at {registry.tag}", method)
-    support, evidence = classify(entry, c.family, gpu, registry)
+    loads = method_support(registry, method, gpu, moe=req.facts.moe is not None)
+    if loads.verdict == "no":
+        return _excl(c, loads.why, method, loads)
+    support, evidence = classify(method, c.family, gpu)
     if support == "unsupported":
-        return _excl(c, "; ".join(evidence), method)
+        return _excl(c, "; ".join(evidence), method, basis="curated")
     kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
-    problem = kv_problem(req.kb, c.kv, kv_entry, gpu, req.facts, registry.tag)
-    if problem or kv_entry is None:
-        return _excl(c, problem or f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
+    if kv_entry is None:
+        return _excl(c, f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
+    kv = kv_judgement(req.kb, registry, c.kv, gpu, "mla" if req.facts.mla else "dense")
+    if kv is not None and kv.verdict == "no":
+        return _excl(c, kv.why, method, kv)
+    head = head_size_problem(req.kb, c.kv, req.facts, registry.tag, kv)
+    if head is not None:
+        return _excl(c, head, method, basis="curated")
     flags, flag_problem = serve_flags(c.rule.serve_flags, registry)
     if flag_problem:
         return _excl(c, flag_problem, method)
-    mem = estimate_memory(req.facts, c.family, c.kv, gpu.memory_gb, req.num_gpus, req.context_len, req.concurrency)
+    layers = _quantized_layers(registry, method)
+    if layers == "moe" and req.facts.moe is None:
+        return _excl(
+            c,
+            f"{method} quantizes MoE layers only (its QuantizationConfigArgs at {registry.tag}); "
+            f"{req.facts.source} is dense, so its weights would load unquantized",
+            method,
+        )
+    mem = estimate_memory(
+        req.facts, c.family, c.kv, gpu.memory_gb, req.num_gpus, req.context_len, req.concurrency, layers=layers
+    )
     if mem.kv_budget_gb_per_gpu is not None and mem.kv_budget_gb_per_gpu <= 0:
         usable = (gpu.memory_gb or 0.0) * GPU_MEMORY_UTILIZATION
         reason = (
             f"weights need {mem.weights_gb_per_gpu} GB per GPU; {gpu.id} offers {usable:g} GB "
             f"at gpu_memory_utilization {GPU_MEMORY_UTILIZATION}"
         )
-        excl = _excl(c, reason, method)
+        excl = _excl(c, reason, method, basis=None)
         return excl.model_copy(update={"weights_gb_per_gpu": mem.weights_gb_per_gpu, "weight_bits": mem.weight_bits})
     avoided = any(method in r.avoid for r in req.kb.format_rules if gpu.id in r.hardware and r.applies_at(registry.tag))
     caveats = _caveats(req.kb, registry.tag, gpu, req.facts, method, c.kv, {f.flag for f in flags})
     if avoided:
         steer = f"The knowledge base steers {gpu.id} away from {method}."
-        caveats.insert(0, Caveat(id=c.rule.id, text=steer, status="avoid"))
+        caveats.insert(0, Caveat(id=c.rule.id, text=steer, status="avoid", basis="curated"))
     if mem.fits is False:
         short = (
             f"KV holds about {mem.tokens_fit} tokens; {mem.tokens_needed} ({req.context_len} x "
             f"{req.concurrency or 1}) were asked for. Add GPUs or pick a smaller KV dtype."
         )
-        caveats.append(Caveat(id="memory", text=short, status="memory"))
+        caveats.append(Caveat(id="memory", text=short, status="memory", basis=None))
+    judgements = [loads] if kv is None else [loads, kv]
+    caveats += [
+        Caveat(id=j.subject, text=j.why, status="conditional", basis=j.basis)
+        for j in judgements
+        if j.verdict == "conditional"
+    ]
+    caveats += [
+        Caveat(
+            id=r.name,
+            text=f"{method} refuses a checkpoint where `{r.property}` holds at {registry.tag}: {r.message} "
+            f"({r.provenance.permalink})",
+            status="refusal",
+            basis="source",
+        )
+        for r in load_refusals(registry, method)
+    ]
     backend, cites = _backend_notes(req.kb, method, c.kv, registry.tag)
     if support == "fallback":
         backend.insert(
@@ -368,6 +411,7 @@ def _evaluate(
         serve_flags=flags,
         support=support,
         support_evidence=evidence,
+        judgements=judgements,
         backend_notes=backend,
         checkpoint=checkpoint_sources(req.kb, req.facts, method, c.family, registry, req.choice),
         memory=mem,
@@ -378,8 +422,28 @@ def _evaluate(
     return key, option
 
 
-def _excl(c: _Candidate, reason: str, method: str | None = None) -> ExcludedOption:
-    return ExcludedOption(quantization=method or c.method, kv_cache_dtype=c.kv, rule=c.rule.id, reason=reason)
+def _excl(
+    c: _Candidate,
+    reason: str,
+    method: str | None = None,
+    judged: Judgement | None = None,
+    basis: Basis | None = "source",
+) -> ExcludedOption:
+    """An exclusion; `basis` None for one that is arithmetic on the model (memory), not a support judgement."""
+    return ExcludedOption(
+        quantization=method or c.method,
+        kv_cache_dtype=c.kv,
+        rule=c.rule.id,
+        reason=reason,
+        basis=judged.basis if judged else basis,
+        evidence=[e.permalink for e in judged.evidence] if judged else [],
+    )
+
+
+def _quantized_layers(registry: Registry, method: str) -> Layers:
+    """`moe` for a shorthand whose config quantizes the experts only (read from the tag), else `all`."""
+    online = next((o for o in registry.online_quantization if o.kind == "shorthand" and o.name == method), None)
+    return "moe" if online is not None and online.quantizes == ["moe"] else "all"
 
 
 def _too_large(facts: ModelFacts, gpu: Gpu, num_gpus: int, smallest: ExcludedOption) -> ModelTooLargeError:

@@ -1,6 +1,6 @@
 """read_vllm_source: a file, or a line range of it, at one tag, paged so nothing is cut silently.
 
-Paths go through SourceTree.resolve, which refuses `..`, absolute paths and links out of
+Paths go through SourceTree.exists (and resolve), which refuses `..`, absolute paths and links out of
 the tree. A page holds at most MAX_LINES lines; `next_start_line` says where the next one starts.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
+from vllm_quant_mcp.knowledge.sources.pack import BinaryFileError
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree, clip_line
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -29,10 +30,12 @@ def read_vllm_source(ctx: ToolContext, query: ReadQuery) -> ReadResult:
 
 def read_tree(tree: SourceTree, query: ReadQuery) -> ReadResult:
     """Lines of one file at the tree's tag; raises PathOutsideTreeError or SourceFileNotFoundError."""
-    file = tree.resolve(query.path)
-    if not file.is_file():
+    if not tree.exists(query.path):
         raise SourceFileNotFoundError(_not_found(tree, query.path))
-    data = tree.read_bytes(query.path)
+    try:
+        data = tree.read_bytes(query.path)
+    except BinaryFileError:  # a packed tree keeps only the names of binary files
+        data = b"\0"
     if b"\0" in data:
         raise InvalidInputError(f"{query.path} is a binary file at {tree.tag}; read_vllm_source returns text only.")
     lines = data.decode("utf-8", errors="replace").split("\n")

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.registry.model import Provenance
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.tools.spec import Cli, Tag
 
 __all__ = ["EnvUse", "FlagUse", "OutputFormat", "RenderQuery", "RenderResult"]
@@ -67,5 +68,8 @@ class RenderResult(BaseModel):
     env: list[EnvUse]
     flags: list[FlagUse] = Field(description="Every flag rendered, in order, with where the tag defines it.")
     gpu: str | None = Field(description="Knowledge-base GPU id capability was checked against.")
-    warnings: list[str]
+    warnings: list[str] = Field(description="Each opens with its basis: [source] (the tag's code) or [curated].")
+    judgements: list[Judgement] = Field(
+        default=[], description="With gpu: whether the method loads and which backend takes the KV dtype, and why."
+    )
     citations: list[CitationRef]

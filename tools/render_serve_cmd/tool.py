@@ -27,6 +27,7 @@ from .validate import (
     Notes,
     check_gpu,
     check_kv_on_gpu,
+    check_refusals,
     fp8_redirect,
     lookup_flag,
     lookup_value,
@@ -67,7 +68,8 @@ class _Builder:
         tag = self.registry.tag
         if entry.deprecated:
             self.notes.warn(
-                f"`{entry.name}` is deprecated at {tag} ({entry.provenance.permalink}); a later release may remove it."
+                f"[source] `{entry.name}` is deprecated at {tag} ({entry.provenance.permalink}); "
+                "a later release may remove it."
             )
         if value is not None and not negated and not dot and entry.choices is not None and value not in entry.choices:
             raise InvalidServeArgsError(
@@ -106,7 +108,7 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
             ctx, registry, "--kv-cache-dtype", kv_cache_dtype, lambda r: r.kv_cache_dtypes, lambda e: e.name
         )
         if target is not None:
-            check_kv_on_gpu(kb, kv.name, target, registry.tag, notes)
+            check_kv_on_gpu(kb, registry, kv.name, target, notes)
         b.add("--kv-cache-dtype", kv.name, kv.provenance)
     tp, pp = q.tensor_parallel_size, q.pipeline_parallel_size
     if tp is not None:
@@ -143,6 +145,7 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         flags=b.uses,
         gpu=target.id if target else None,
         warnings=notes.warnings,
+        judgements=notes.judgements,
         citations=list(notes.citations.values()),
     )
 
@@ -198,7 +201,7 @@ def _quantization(
     b: _Builder, kb: KnowledgeBase, value: str, checkpoint_dtype: str | None, gpu: Gpu | None, extras: list[ServeFlag]
 ) -> None:
     registry = b.registry
-    rendered = fp8_redirect(kb, registry, value, checkpoint_dtype, b.notes)
+    rendered = fp8_redirect(registry, value, checkpoint_dtype, b.notes)
     plugin = [m for m in kb.methods if m.name == value and m.plugin]
     hint = "".join(f" It is now provided by the {m.plugin} package (install it, then serve as before)." for m in plugin)
     method = lookup_value(
@@ -211,13 +214,16 @@ def _quantization(
         hint,
     )
     if gpu is not None:
-        check_gpu(kb, registry, gpu, method, b.notes)
+        check_gpu(registry, gpu, method, b.notes)
+    check_refusals(registry, method.name, b.notes)
     b.add("--quantization", method.name, method.provenance)
     if method.deprecated:
         allow = next((f for f in registry.cli_flags if f.name == "--allow-deprecated-quantization"), None)
-        b.notes.warn(f"--quantization {method.name} is deprecated at {registry.tag} ({method.provenance.permalink}).")
+        b.notes.warn(
+            f"[source] --quantization {method.name} is deprecated at {registry.tag} ({method.provenance.permalink})."
+        )
         if allow is not None and not any(lookup_flag_name(registry, f.option) == allow.name for f in extras):
-            b.notes.warn(f"Added {allow.name}: {registry.tag} refuses a deprecated method without it.")
+            b.notes.warn(f"[source] Added {allow.name}: {registry.tag} refuses a deprecated method without it.")
             b.add(allow.name, None)
 
 
@@ -249,7 +255,9 @@ def _quantization_config(b: _Builder, config: dict[str, Any]) -> None:
     first = None
     lookup_flag(b.ctx, b.registry, "--quantization-config")
     if not listed:
-        b.notes.warn(f"{b.registry.tag}'s registry lists no --quantization-config keys; the keys were not checked.")
+        b.notes.warn(
+            f"[source] {b.registry.tag}'s registry lists no --quantization-config keys; the keys were not checked."
+        )
     for key, value in config.items() if listed else ():
         entry = lookup_value(
             b.ctx,
@@ -319,5 +327,7 @@ def _write(
         return k8s_container(argv, env, tag, gpus)
     text, skipped = python_call(model, uses, env)
     if skipped:
-        notes.warn(f"Left out of LLM(...): {', '.join(skipped)} (server options with no EngineArgs field at {tag}).")
+        notes.warn(
+            f"[source] Left out of LLM(...): {', '.join(skipped)} (server options with no EngineArgs field at {tag})."
+        )
     return text

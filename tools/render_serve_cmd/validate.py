@@ -4,7 +4,9 @@ Every flag and value is looked up in the registry of the tag; a miss is an error
 names the nearest names there and the tags where the name does exist, so the caller
 can fix the tag or the flag. What vLLM accepts but does worse (a Marlin fallback, a
 deprecated flag) is a warning, never a silent change; the one change made on the
-caller's behalf (a curated gate such as fp8 on a BF16 checkpoint) says why and cites it.
+caller's behalf (fp8 on a BF16 checkpoint, which the tag's loader redirects) says why and
+where. Each warning opens with its basis: [source] for the tag's code, [curated] for the
+knowledge base, which only ever warns.
 """
 
 from __future__ import annotations
@@ -13,29 +15,30 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef, cite
-from vllm_quant_mcp.knowledge.facts.kinds import Gpu, VersionGate
+from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, QuantizationMethod, Registry
+from vllm_quant_mcp.knowledge.support.curated import kv_fact, kv_judgement
+from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
-from vllm_quant_mcp.knowledge.tags import tag_key
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = [
-    "FP8_REDIRECT_GATE",
     "InvalidServeArgsError",
     "Notes",
     "check_gpu",
     "check_kv_on_gpu",
+    "check_refusals",
     "fp8_redirect",
     "lookup_flag",
     "lookup_value",
 ]
 
-FP8_REDIRECT_GATE = "gate-v0.31.0-fp8-not-online"
 _UNQUANTIZED = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16", "half": "fp16"}
 T = TypeVar("T")
 
@@ -50,6 +53,10 @@ class Notes:
 
     warnings: list[str] = field(default_factory=list)
     citations: dict[str, CitationRef] = field(default_factory=dict)
+    judgements: list[Judgement] = field(default_factory=list)
+
+    def judge(self, judgement: Judgement) -> None:
+        self.judgements.append(judgement)
 
     def warn(self, text: str, citations: Iterable[CitationRef] = ()) -> None:
         if text not in self.warnings:
@@ -109,89 +116,99 @@ def lookup_value(
     )
 
 
-def check_gpu(kb: KnowledgeBase, registry: Registry, gpu: Gpu, method: QuantizationMethod, notes: Notes) -> None:
-    """Refuse a method the GPU cannot run at all; warn where vLLM runs it through a slower fallback path."""
+def _cited(j: Judgement) -> str:
+    """A judgement as one line: its verdict text, its basis, and the first deciding line or citation."""
+    where = j.evidence[-1].permalink if j.evidence else (j.citations[0] if j.citations else "")
+    return f"[{j.basis}] {j.why}" + (f" ({where})" if where else "")
+
+
+def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, notes: Notes) -> None:
+    """Refuse what the source says vLLM refuses on this GPU; warn where it decides at run time or runs slower.
+
+    The refusal comes from the tag (min capability, the ROCm list, an online method's raise); the
+    native-or-fallback note is the GPU table's (curated) and only ever warns.
+    """
+    loads = method_support(registry, method.name, gpu)
+    notes.judge(loads)
+    if loads.verdict == "no":
+        raise InvalidServeArgsError(
+            f"{_cited(loads)} Pick a method this GPU runs (pick_format lists them for a model)."
+        )
+    if loads.verdict == "conditional":
+        notes.warn(_cited(loads))
     family = method_family(method.name, None, gpu)
     if family is None:
-        floor = method.min_capability
-        if floor is not None and floor >= 0 and gpu.sm is not None and gpu.sm < floor:
-            raise InvalidServeArgsError(
-                f"--quantization {method.name} needs SM{floor}+ (get_min_capability() at {method.provenance.path}:"
-                f"{method.provenance.line}, {registry.tag}); {gpu.id} is SM{gpu.sm}. Pick a method for this GPU."
-            )
         notes.warn(
-            f"Whether {gpu.id} runs {method.name} natively depends on the scheme inside the checkpoint; "
-            "the min-capability check passed."
+            f"[curated] Whether {gpu.id} runs {method.name} on its tensor cores depends on the scheme inside the "
+            "checkpoint."
         )
         return
-    support, evidence = classify(method, family, gpu, registry)
+    support, evidence = classify(method.name, family, gpu)
     if support == "unsupported":
-        raise InvalidServeArgsError(
-            f"--quantization {method.name} is unsupported on {gpu.id} at {registry.tag}: {'; '.join(evidence)}. "
-            "Pick another method (pick_format lists what this GPU runs)."
-        )
-    if support == "fallback":
+        notes.warn(f"[curated] {'; '.join(evidence)}.")
+    elif support == "fallback":
         notes.warn(
-            f"{gpu.id} has no {family} tensor cores: vLLM serves {method.name} through a weight-only or emulated "
-            f"path (works, slower). Evidence: {'; '.join(evidence)}."
+            f"[curated] {gpu.id} has no {family} tensor cores: vLLM serves {method.name} through a weight-only or "
+            f"emulated path (works, slower). Evidence: {'; '.join(evidence)}."
         )
 
 
-def check_kv_on_gpu(kb: KnowledgeBase, kv: str, gpu: Gpu, tag: str, notes: Notes) -> None:
-    """The curated platform and SM limits of a KV dtype (the registry only says the name exists)."""
-    fact = next((k for k in kb.kv_cache_dtypes if k.name == kv and k.applies_at(tag)), None)
-    if fact is None:
-        return
-    platform = {"nvidia": "cuda", "amd": "rocm", "cpu": "cpu"}[gpu.vendor]
-    problem = None
-    if "any" not in fact.platforms and platform not in fact.platforms:
-        problem = f"runs on {', '.join(fact.platforms)} only; {gpu.id} is {platform}"
-    elif fact.only_sm and gpu.sm not in fact.only_sm:
-        problem = f"is limited to SM {', '.join(map(str, fact.only_sm))}; {gpu.id} is SM{gpu.sm}"
-    elif fact.min_sm is not None and (gpu.sm or 0) < fact.min_sm:
-        problem = f"needs SM{fact.min_sm}+; {gpu.id} is SM{gpu.sm}"
-    if problem is not None:
-        raise InvalidServeArgsError(
-            f"--kv-cache-dtype {kv} {problem} (knowledge base {fact.id}). Use auto or a dtype this GPU supports."
-        )
-    if fact.needs_scales:
+def check_refusals(registry: Registry, method: str, notes: Notes) -> None:
+    """Checkpoint properties the method refuses at load at this tag: the server would not start with them."""
+    for refusal in load_refusals(registry, method):
         notes.warn(
-            f"--kv-cache-dtype {kv} wants calibrated scales in the checkpoint (knowledge base {fact.id}); "
+            f"[source] At {registry.tag}, --quantization {method} refuses a checkpoint where `{refusal.property}` "
+            f"holds, and vLLM fails to start: {refusal.message} ({refusal.provenance.permalink})"
+        )
+
+
+def check_kv_on_gpu(kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, notes: Notes) -> None:
+    """Which attention backend takes `kv` on the GPU (source), else the curated limits (a warning, never a refusal)."""
+    judged = kv_judgement(kb, registry, kv, gpu)
+    if judged is not None:
+        notes.judge(judged)
+        if judged.basis == "source" and judged.verdict == "no":
+            raise InvalidServeArgsError(f"{_cited(judged)} Use auto or a dtype this GPU supports.")
+        if judged.verdict != "yes":
+            qualifier = (
+                "" if judged.basis == "source" else f" The source at {registry.tag} was not derived for this GPU."
+            )
+            notes.warn(_cited(judged) + qualifier)
+    fact = kv_fact(kb, kv, registry.tag)
+    if fact is not None and fact.needs_scales:
+        notes.warn(
+            f"[curated] --kv-cache-dtype {kv} wants calibrated scales in the checkpoint (knowledge base {fact.id}); "
             "without them vLLM uses scale 1.0.",
             [cite(c) for c in fact.citations],
         )
 
 
-def fp8_redirect(
-    kb: KnowledgeBase, registry: Registry, quantization: str, checkpoint_dtype: str | None, notes: Notes
-) -> str:
-    """The --quantization value to render: fp8 on a 16-bit checkpoint becomes fp8_per_tensor from the gate on."""
-    gate = _gate(kb, FP8_REDIRECT_GATE)
-    if quantization != "fp8" or tag_key(registry.tag) < tag_key(gate.version):
+def fp8_redirect(registry: Registry, quantization: str, checkpoint_dtype: str | None, notes: Notes) -> str:
+    """The --quantization value to render: where the tag redirects a method on a 16-bit checkpoint, render the target.
+
+    Read from the source (the loader's branch that swaps the method before any config is built),
+    so the rendered line is what vLLM would run anyway, minus its deprecation warning.
+    """
+    redirect = next(
+        (r for r in registry.load_refusals if r.outcome == "redirected" and quantization in r.methods), None
+    )
+    if redirect is None or redirect.redirect_to is None:
         return quantization
-    citations = [cite(c) for c in gate.citations]
+    target, where = redirect.redirect_to, redirect.provenance.permalink
     dtype = _UNQUANTIZED.get((checkpoint_dtype or "").strip().lower())
-    online = {m.name for m in registry.quantization_methods if m.accepted_by_cli}
     if dtype is None:
         if checkpoint_dtype is None:
             notes.warn(
-                f"From {gate.version}, --quantization fp8 only loads FP8-serialized checkpoints: {gate.change} "
-                f"If the checkpoint is BF16/FP16, pass checkpoint_dtype='bf16' (renders fp8_per_tensor).",
-                citations,
+                f"[source] At {registry.tag}, --quantization {quantization} on a checkpoint without a quantization "
+                f"config is sent to {target} ({redirect.message} {where}). If the checkpoint is BF16/FP16, pass "
+                f"checkpoint_dtype='bf16' to render {target} directly."
             )
         return quantization
-    if "fp8_per_tensor" not in online:
+    if target not in {m.name for m in registry.quantization_methods if m.accepted_by_cli}:
         return quantization
     notes.warn(
-        f"--quantization fp8 was rendered as fp8_per_tensor: the checkpoint is {dtype}, and from {gate.version} "
-        f"{gate.change} {gate.action}",
-        citations,
+        f"[source] --quantization {quantization} was rendered as {target}: the checkpoint is {dtype}, and at "
+        f"{registry.tag} vLLM sends {quantization} on an unquantized checkpoint to {target} "
+        f"({redirect.message} {where})."
     )
-    return "fp8_per_tensor"
-
-
-def _gate(kb: KnowledgeBase, gate_id: str) -> VersionGate:
-    found = next((g for g in kb.version_gates if g.id == gate_id), None)
-    if found is None:
-        raise InternalError(f"The knowledge base has no version gate {gate_id!r}; it is required to render fp8.")
-    return found
+    return target

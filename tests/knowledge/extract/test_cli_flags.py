@@ -196,3 +196,18 @@ def test_an_unrecognised_layout_gives_no_flags_and_a_note(tmp_path: Path, files:
     result = extract_cli_flags(_tree(tmp_path, files))
     assert result.entries == []
     assert result.note is not None and "not recognised" in result.note
+
+
+def _choices(version: str, flag: str) -> list[str] | None:
+    return next(f.choices for f in extract_cli_flags(release_tree(version)).entries if f.name == flag)
+
+
+def test_collect_detailed_traces_also_takes_the_comma_joined_pairs_until_v0_31_0() -> None:
+    pairs = ["model,worker", "model,all", "worker,model", "worker,all", "all,model", "all,worker"]
+    assert _choices("0.27.1", "--collect-detailed-traces") == ["all", "model", "worker", *pairs]
+    assert _choices("0.31.0", "--collect-detailed-traces") == ["all", "model", "worker"]
+
+
+def test_mm_processor_device_takes_auto_cpu_and_each_platform_device_type() -> None:
+    # arg_utils: ["auto", "cpu"] + [current_platform.device_type]; CUDA and ROCm say "cuda", XPU "xpu".
+    assert _choices("0.28.0", "--mm-processor-device") == ["auto", "cpu", "cuda", "xpu"]

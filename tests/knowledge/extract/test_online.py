@@ -30,13 +30,13 @@ def test_releases_before_0_20_have_no_file_and_say_so() -> None:
 
 def test_0_20_0_reads_shorthands_from_the_online_quant_scheme_enum_and_keys_from_its_dataclass() -> None:
     shorthands, keys = _by_kind("0.20.0")
-    assert shorthands == ["fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8"]
+    assert shorthands == ["fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8", "online"]
     assert keys == ["global_scheme", "linear_scheme_override", "moe_scheme_override", "ignore"]
 
 
 def test_0_22_0_reads_online_shorthands_then_dataclass_fields_then_quant_key_names() -> None:
     shorthands, keys = _by_kind("0.22.0")
-    assert shorthands == ["fp8_per_tensor", "fp8_per_block", "mxfp8", "int8_per_channel_weight_only"]
+    assert shorthands == ["fp8_per_tensor", "fp8_per_block", "mxfp8", "int8_per_channel_weight_only", "online"]
     assert keys == [
         "linear",
         "moe",
@@ -62,6 +62,7 @@ def test_0_32_0_shorthands_and_keys() -> None:
         "mxfp4",
         "int8_per_channel_weight_only",
         "nvfp4_per_token",
+        "online",
     ]
     assert keys == [
         "linear",
@@ -92,6 +93,7 @@ def test_0_33_0_shorthands_and_keys_with_their_lines() -> None:
         ("shorthand", "mxfp4", 214),
         ("shorthand", "int8_per_channel_weight_only", 219),
         ("shorthand", "nvfp4_per_token", 224),
+        ("shorthand", "online", 233),
         ("config_key", "linear", 118),
         ("config_key", "moe", 121),
         ("config_key", "ignore", 124),
@@ -113,6 +115,40 @@ def test_0_33_0_shorthands_and_keys_with_their_lines() -> None:
     assert {e.provenance.path for e in result.entries} == {PATH}
 
 
-def test_online_is_not_listed_as_a_shorthand_since_it_is_a_quantization_method() -> None:
-    shorthands, _ = _by_kind("0.33.0")
-    assert "online" not in shorthands
+def test_online_is_a_shorthand_that_quantizes_nothing_by_itself_and_takes_its_scheme_from_the_config() -> None:
+    for version in ("0.20.0", "0.32.0"):
+        (online,) = [e for e in extract_online_quantization(release_tree(version)).entries if e.name == "online"]
+        source = (release_tree(version).root / PATH).read_text(encoding="utf-8").splitlines()
+        assert '"online"' in source[online.provenance.line - 1]
+        assert online.kind == "shorthand" and online.quantizes == []
+
+
+def _shorthands(version: str) -> dict[str, object]:
+    return {e.name: e for e in extract_online_quantization(release_tree(version)).entries if e.kind == "shorthand"}
+
+
+def test_before_0_22_a_shorthand_is_the_global_scheme_and_quantizes_linear_and_moe_layers() -> None:
+    assert {n: e.quantizes for n, e in _shorthands("0.20.0").items() if n != "online"} == {  # type: ignore[attr-defined]
+        n: ["linear", "moe"] for n in ("fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8")
+    }
+
+
+def test_moe_only_shorthands_leave_linear_layers_unquantized_from_0_22() -> None:
+    shorthands = _shorthands("0.32.0")
+    assert shorthands["nvfp4_per_token"].quantizes == ["moe"]  # type: ignore[attr-defined]
+    assert shorthands["int8_per_channel_weight_only"].weight_keys == {"moe": "kInt8StaticChannelSym"}  # type: ignore[attr-defined]
+    assert shorthands["fp8_per_block"].quantizes == ["linear", "moe"]  # type: ignore[attr-defined]
+
+
+def test_nvfp4_per_token_refuses_every_gpu_outside_the_sm100_family_at_its_moe_method() -> None:
+    for version in ("0.26.0", "0.32.0"):
+        (refusal,) = _shorthands(version)["nvfp4_per_token"].refusals  # type: ignore[attr-defined]
+        assert (refusal.layer, refusal.family) == ("moe", 100)
+        line = (release_tree(version).root / refusal.provenance.path).read_text(encoding="utf-8").splitlines()
+        assert "is_device_capability_family(100)" in line[refusal.provenance.line - 2]
+        assert "requires a Blackwell (SM100) GPU" in refusal.message
+
+
+def test_fp8_per_channel_refuses_the_marlin_fp8_kernel_without_a_capability_family() -> None:
+    (refusal,) = _shorthands("0.32.0")["fp8_per_channel"].refusals  # type: ignore[attr-defined]
+    assert refusal.family is None and "MarlinFP8ScaledMMLinearKernel" in refusal.condition

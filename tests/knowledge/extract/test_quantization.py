@@ -322,6 +322,18 @@ def test_a_malformed_query_fails_loudly_instead_of_finding_nothing(name: str, mo
     language.query.cache_clear()
     try:
         with pytest.raises(language.QueryLoadError, match=re.escape(f"{name}.scm does not compile")):
-            extract_quantization_methods(release_tree("0.32.0"))
+            # A fresh tree: extractors run once per tree, and the cached one already has its answer.
+            real = release_tree("0.32.0")
+            extract_quantization_methods(SourceTree(real.root, real.tag))
     finally:
         language.query.cache_clear()
+
+
+def test_min_capability_points_at_the_return_that_states_it_even_in_a_base_class() -> None:
+    tree = release_tree("0.32.0")
+    methods = {m.name: m for m in extract_quantization_methods(tree).entries}
+    for name in ("fp8", "awq", "modelopt"):
+        where = methods[name].min_capability_provenance
+        assert where is not None
+        line = (tree.root / where.path).read_text(encoding="utf-8").splitlines()[where.line - 1]
+        assert line.strip() == f"return {methods[name].min_capability}", (name, line)

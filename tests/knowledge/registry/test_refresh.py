@@ -89,7 +89,7 @@ def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_su
     child = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.DEVNULL)
     try:
         assert index.stalled.wait(timeout=60), "the child never started downloading"
-        assert (tmp_path / "sdists" / "vllm-0.6.3.tar.gz.part").is_file()
+        assert list((tmp_path / "sdists").glob(".download-vllm-0.6.3.tar.gz-*/vllm-0.6.3.tar.gz.part"))
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -102,7 +102,7 @@ def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_su
     result = refresh("v0.6.3", source="pypi", index_url=index.index_url, store=Store(tmp_path))
     assert result.tree == "fetched"
     assert sorted(p.name for p in (tmp_path / "trees").iterdir()) == ["v0.6.3"]
-    assert sorted(p.name for p in (tmp_path / "sdists").iterdir()) == ["vllm-0.6.3.tar.gz", "vllm-0.6.3.tar.gz.json"]
+    assert list((tmp_path / "sdists").iterdir()) == []  # the partial download is gone, and the sdist is not kept
 
 
 def test_concurrent_refreshes_of_one_tag_take_turns_and_fetch_the_tree_once(tmp_path: Path) -> None:

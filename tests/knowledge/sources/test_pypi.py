@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import tarfile
@@ -15,7 +16,7 @@ from support.loopback import closed_port
 from support.releases import CACHE, WHEELS, sdist, wheel
 
 from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError, SourceError
-from vllm_quant_mcp.knowledge.sources.archive import extract_tar
+from vllm_quant_mcp.knowledge.sources.archive import UnsafeArchiveError, extract_tar
 from vllm_quant_mcp.knowledge.sources.index import IndexFile
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.sources.wheel import WheelSource, choose_wheel
@@ -58,13 +59,36 @@ def test_pypi_source_fetches_the_sdist_through_the_json_index_and_strips_its_top
     assert not (dest / "vllm-0.6.3").exists()
 
 
-def test_pypi_source_keeps_the_verified_sdist_and_reuses_it_without_the_network(
+def test_pypi_source_keeps_no_sdist_unless_asked(index: IndexServer, tmp_path: Path) -> None:
+    dest = tmp_path / "tree"
+    dest.mkdir()
+    PypiSource(index.index_url, tmp_path / "sdists").fetch("v0.6.3", dest)
+    assert list((tmp_path / "sdists").iterdir()) == []
+    assert (dest / "vllm" / "__init__.py").is_file()
+
+
+def test_pypi_source_hands_every_sdist_file_to_the_pack_builder_as_tarfile_reads_it(
+    index: IndexServer, tmp_path: Path
+) -> None:
+    added: dict[str, bytes] = {}
+    info = PypiSource(index.index_url, tmp_path / "sdists").fetch_files("v0.6.3", lambda p, d: added.update({p: d}))
+    with tarfile.open(sdist("0.6.3")) as tar:
+        expected = {
+            m.name.split("/", 1)[1]: tar.extractfile(m).read()  # type: ignore[union-attr]
+            for m in tar.getmembers()
+            if m.isfile()
+        }
+    assert {p: bytes(d) for p, d in added.items()} == expected
+    assert info.sha256 == hashlib.sha256(sdist("0.6.3").read_bytes()).hexdigest()
+
+
+def test_pypi_source_keeps_the_verified_sdist_when_asked_and_reuses_it_without_the_network(
     index: IndexServer, tmp_path: Path
 ) -> None:
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
     second.mkdir()
-    PypiSource(index.index_url, tmp_path / "sdists").fetch("v0.11.0", first)
+    PypiSource(index.index_url, tmp_path / "sdists", keep_sdist=True).fetch("v0.11.0", first)
     assert (tmp_path / "sdists" / "vllm-0.11.0.tar.gz").read_bytes() == sdist("0.11.0").read_bytes()
     info = PypiSource("http://127.0.0.1:9/simple", tmp_path / "sdists").fetch("v0.11.0", second)
     assert info.origin == f"{index.base_url}/files/vllm-0.11.0.tar.gz"
@@ -159,6 +183,12 @@ def _hostile_tar() -> bytes:
         add("vllm-9.9.9/vllm/link_out", kind=tarfile.SYMTYPE, link="/etc")
         add("vllm-9.9.9/vllm/link_out/escaped_through_link.py")
         add("vllm-9.9.9/vllm/hard", kind=tarfile.LNKTYPE, link="/etc/passwd")
+        add("vllm-9.9.9/vllm/null_device", kind=tarfile.CHRTYPE)
+        add("vllm-9.9.9/vllm/disk_device", kind=tarfile.BLKTYPE)
+        add("vllm-9.9.9/vllm/fifo", kind=tarfile.FIFOTYPE)
+        add("vllm-9.9.9/vllm/__init__.py", b"overwritten = True\n")
+        add("vllm-9.9.9/vllm\\..\\..\\windows_escape.py")
+        add("vllm-9.9.9/" + "deep/" * 40 + "../" * 45 + "escaped_long_pax_name.py")
     return buffer.getvalue()
 
 
@@ -173,6 +203,23 @@ def test_extract_tar_writes_nothing_outside_the_destination_from_a_hostile_archi
     assert written == 2
     assert not Path("/tmp/escaped_absolute.py").exists()
     assert not any(p.is_symlink() for p in dest.rglob("*"))
+    assert (dest / "vllm" / "__init__.py").read_bytes() == b"x = 1\n"  # a later member of the same path is dropped
+
+
+def test_extract_tar_refuses_a_truncated_archive_with_a_source_error(tmp_path: Path) -> None:
+    archive = tmp_path / "truncated.tar.gz"
+    archive.write_bytes(gzip.compress(gzip.decompress(_hostile_tar())[:1500]))
+    with pytest.raises(UnsafeArchiveError, match="truncated"):
+        extract_tar(archive, tmp_path / "dest", strip_components=1)
+
+
+def test_extract_tar_refuses_a_corrupt_header_with_a_source_error(tmp_path: Path) -> None:
+    raw = bytearray(gzip.decompress(_hostile_tar()))
+    raw[0:4] = b"EVIL"  # the first header's checksum no longer holds
+    archive = tmp_path / "corrupt.tar.gz"
+    archive.write_bytes(gzip.compress(bytes(raw)))
+    with pytest.raises(UnsafeArchiveError, match="corrupt tar header"):
+        extract_tar(archive, tmp_path / "dest", strip_components=1)
 
 
 def test_a_wheel_that_is_not_a_zip_is_a_source_error_naming_the_file(tmp_path: Path) -> None:

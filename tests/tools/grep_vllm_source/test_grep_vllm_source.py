@@ -8,7 +8,8 @@ import regex
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.search.grep import InvalidPatternError, PatternTimeoutError
-from vllm_quant_mcp.knowledge.search.trigram import SourceIndex
+from vllm_quant_mcp.knowledge.search.index import SearchIndex
+from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
 from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree
@@ -31,13 +32,13 @@ def brute_force(root: Path, pattern: str, flags: int = 0, prefix: str = "") -> s
     return found
 
 
-def grep(tree: SourceTree, index: SourceIndex, **kwargs: object) -> set[tuple[str, int]]:
+def grep(tree: SourceTree, index: SearchIndex, **kwargs: object) -> set[tuple[str, int]]:
     result = grep_tree(tree, index, GrepQuery(max_results=500, **kwargs))  # type: ignore[arg-type]
     assert not result.truncated
     return {(m.path, m.line) for m in result.matches}
 
 
-def test_grep_finds_the_quantization_methods_literal_definition(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_finds_the_quantization_methods_literal_definition(tree: SourceTree, index: SearchIndex) -> None:
     lines = (tree.root / QUANT_INIT).read_text(encoding="utf-8").split("\n")
     line = next(n for n, text in enumerate(lines, 1) if text.startswith("QuantizationMethods = Literal"))
     result = grep_tree(tree, index, GrepQuery(pattern="QuantizationMethods = Literal"))
@@ -63,7 +64,7 @@ def test_grep_finds_the_quantization_methods_literal_definition(tree: SourceTree
     ],
 )
 def test_grep_match_set_equals_a_brute_force_scan_of_every_line(
-    tree: SourceTree, index: SourceIndex, pattern: str, flags: int
+    tree: SourceTree, index: SearchIndex, pattern: str, flags: int
 ) -> None:
     expected = brute_force(tree.root, pattern, flags)
     assert expected, "pattern should match something in 0.32.0"
@@ -72,19 +73,19 @@ def test_grep_match_set_equals_a_brute_force_scan_of_every_line(
     assert grep(tree, index, pattern=pattern, ignore_case=bool(flags)) == expected if len(expected) <= 500 else True
 
 
-def test_grep_path_glob_keeps_only_files_below_the_directory(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_path_glob_keeps_only_files_below_the_directory(tree: SourceTree, index: SearchIndex) -> None:
     expected = brute_force(tree.root, "get_min_capability", prefix="vllm/model_executor/layers/quantization/")
     found = grep(tree, index, pattern="get_min_capability", path_glob="vllm/model_executor/layers/quantization/**")
     assert found == expected
 
 
-def test_grep_fixed_string_matches_regex_characters_literally(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_fixed_string_matches_regex_characters_literally(tree: SourceTree, index: SearchIndex) -> None:
     expected = brute_force(tree.root, regex.escape("get_min_capability(cls)"))
     assert expected
     assert grep(tree, index, pattern="get_min_capability(cls)", fixed_string=True) == expected
 
 
-def test_grep_context_returns_the_neighbouring_lines(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_context_returns_the_neighbouring_lines(tree: SourceTree, index: SearchIndex) -> None:
     lines = (tree.root / QUANT_INIT).read_text(encoding="utf-8").split("\n")
     line = next(n for n, text in enumerate(lines, 1) if text.startswith("QuantizationMethods = Literal"))
     match = grep_tree(tree, index, GrepQuery(pattern="QuantizationMethods = Literal", context=3)).matches[0]
@@ -92,7 +93,7 @@ def test_grep_context_returns_the_neighbouring_lines(tree: SourceTree, index: So
     assert match.after == lines[line : line + 3]
 
 
-def test_grep_caps_results_and_says_it_cut_them(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_caps_results_and_says_it_cut_them(tree: SourceTree, index: SearchIndex) -> None:
     result = grep_tree(tree, index, GrepQuery(pattern="^import ", max_results=5))
     assert len(result.matches) == 5
     assert result.truncated
@@ -100,20 +101,34 @@ def test_grep_caps_results_and_says_it_cut_them(tree: SourceTree, index: SourceI
     assert result.hint is not None and "path_glob" in result.hint
 
 
-def test_grep_invalid_regex_names_the_problem_and_suggests_fixed_string(tree: SourceTree, index: SourceIndex) -> None:
+def test_grep_invalid_regex_names_the_problem_and_suggests_fixed_string(tree: SourceTree, index: SearchIndex) -> None:
     with pytest.raises(InvalidPatternError, match=r"fixed_string=true") as info:
         grep_tree(tree, index, GrepQuery(pattern="get_min_capability("))
     assert "get_min_capability(" in str(info.value)
 
 
-@pytest.mark.timeout(60)
-def test_grep_catastrophic_backtracking_raises_instead_of_hanging(tree: SourceTree, tmp_path: Path) -> None:
+@pytest.fixture
+def planted(tree: SourceTree, tmp_path: Path) -> SourceTree:
+    """vllm/config of 0.32.0 plus a line of 50,000 `a`s, on which backtracking engines blow up."""
     small = tmp_path / "tree"
     shutil.copytree(tree.root / "vllm" / "config", small / "vllm" / "config")
     (small / "vllm" / "planted.py").write_text("x = 1\n" + "a" * 50_000 + "b\n", encoding="utf-8")
-    planted = SourceTree(small, tree.tag)
-    with pytest.raises(PatternTimeoutError, match=r"\(a\+\)\+\$"):
-        grep_tree(planted, SourceIndex.build(small), GrepQuery(pattern="(a+)+$"))
+    return SourceTree(small, tree.tag)
+
+
+@pytest.mark.timeout(60)
+def test_grep_nested_repetition_runs_in_linear_time_with_the_right_answer(planted: SourceTree) -> None:
+    index = index_for(planted)
+    nested = grep_tree(planted, index, GrepQuery(pattern="(a+)+$", max_results=500))
+    plain = grep_tree(planted, index, GrepQuery(pattern="a$", max_results=500))
+    assert [(m.path, m.line) for m in nested.matches] == [(m.path, m.line) for m in plain.matches]
+    assert ("vllm/planted.py", 2) not in {(m.path, m.line) for m in nested.matches}
+
+
+@pytest.mark.timeout(60)
+def test_grep_catastrophic_pattern_only_regex_can_run_raises_instead_of_hanging(planted: SourceTree) -> None:
+    with pytest.raises(PatternTimeoutError, match=r"\(a\+\)\+\(\?=c\)"):
+        grep_tree(planted, index_for(planted), GrepQuery(pattern="(a+)+(?=c)"))
 
 
 @pytest.mark.parametrize(

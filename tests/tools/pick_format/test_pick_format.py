@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from support.bundled_json import raw
 from support.hubserver import MODELS, HubServer
 from support.loopback import closed_port
 
@@ -120,7 +121,7 @@ def test_low_risk_row_falls_back_to_the_default_row_before_mxfp8_existed(ctx: To
 
 
 def test_online_quantization_uses_the_shorthand_the_tag_has(ctx: ToolContext, hub: HubClient) -> None:
-    now = pick_format(ctx, "b200", LLAMA, num_gpus=2, checkpoint="online", hub=hub)
+    now = pick_format(ctx, "b200", QWEN_MOE, checkpoint="online", hub=hub)
     assert _top(now) == ("nvfp4_per_token", "fp8_e4m3")
     assert now.options[0].checkpoint[0].kind == "online"
     old = pick_format(ctx, "b200", LLAMA, num_gpus=2, checkpoint="online", tag="v0.25.0", hub=hub)
@@ -141,8 +142,14 @@ def test_prequantized_nvfp4_checkpoint_is_served_as_is_and_classified_per_gpu(ct
     hopper = pick_format(ctx, "h200", NVFP4, hub=hub)
     top = hopper.options[0]
     assert (top.quantization.name, top.support, top.checkpoint[0].kind) == ("modelopt_fp4", "fallback", "as_is")
-    assert "get_min_capability() = 75" in top.support_evidence[0]
-    assert "native fp8=True, nvfp4=False" in top.support_evidence[1]
+    loads = top.judgements[0]
+    assert (loads.verdict, loads.basis) == ("yes", "source") and "minimum capability is 7.5" in loads.why
+    entry = next(m for m in raw("v0.32.0")["quantization_methods"] if m["name"] == "modelopt_fp4")
+    assert (loads.evidence[0].path, loads.evidence[0].line) == (
+        entry["min_capability_provenance"]["path"],
+        entry["min_capability_provenance"]["line"],
+    )
+    assert top.support_basis == "curated" and "native fp8=True, nvfp4=False" in top.support_evidence[0]
     # weights: the index's exact 42,682,353,664 bytes on one GPU
     assert (top.memory.weights_gb_per_gpu, top.memory.weights_exact) == (42.68, True)
     assert {o.quantization.name for o in hopper.options} == {"modelopt_fp4"}
@@ -152,7 +159,7 @@ def test_prequantized_nvfp4_checkpoint_is_served_as_is_and_classified_per_gpu(ct
 def test_awq_checkpoint_on_a100_is_native_weight_only(ctx: ToolContext, hub: HubClient) -> None:
     top = pick_format(ctx, "a100", AWQ, hub=hub).options[0]
     assert (top.quantization.name, top.support) == ("awq_marlin", "native")
-    assert "weight-only" in top.support_evidence[1]
+    assert "weight-only" in top.support_evidence[0]
 
 
 def test_fp8_on_ampere_is_a_fallback_not_native(ctx: ToolContext, hub: HubClient) -> None:
@@ -172,9 +179,10 @@ def test_formats_the_knowledge_base_avoids_on_gb10_rank_last_with_a_caveat(ctx: 
 def test_a_method_rocm_does_not_list_is_excluded_with_the_platform_evidence(ctx: ToolContext, hub: HubClient) -> None:
     result = pick_format(ctx, "mi300x", LLAMA, num_gpus=2, hub=hub)
     gptq = next(e for e in result.excluded if e.quantization == "gptq_marlin")
-    assert gptq.reason.startswith(
-        "gptq_marlin is not in RocmPlatform.supported_quantization at vllm/platforms/rocm.py:"
-    )
+    rocm = next(p for p in raw("v0.32.0")["platforms"] if p["name"] == "RocmPlatform")
+    assert "gptq_marlin" not in rocm["methods"]
+    assert gptq.basis == "source" and "RocmPlatform.supported_quantization" in gptq.reason
+    assert gptq.evidence == [rocm["provenance"]["permalink"]]
 
 
 def test_gpu_formats_the_cpu_cannot_run_are_excluded(ctx: ToolContext, hub: HubClient) -> None:
@@ -322,3 +330,45 @@ def test_a_local_model_directory_is_read_from_disk(ctx: ToolContext, tmp_path: P
 def test_every_narrowed_rule_in_the_knowledge_base_has_a_condition() -> None:
     narrowed = {r.id for r in load_knowledge().format_rules if r.hardware and r.workload}
     assert narrowed <= set(RULE_CONDITIONS), sorted(narrowed - set(RULE_CONDITIONS))
+
+
+def test_an_moe_only_shorthand_compresses_the_experts_only_and_is_no_option_for_a_dense_model(
+    ctx: ToolContext, hub: HubClient
+) -> None:
+    shorthand = next(o for o in raw("v0.32.0")["online_quantization"] if o["name"] == "nvfp4_per_token")
+    assert shorthand["quantizes"] == ["moe"]
+    moe = pick_format(ctx, "b200", QWEN_MOE, checkpoint="online", hub=hub).options[0]
+    # 48 layers x 128 experts x (gate, up, down) 3 x 2048 x 768 = 28,991,029,248 expert weights at 4.5 bits
+    # = 16,307,453,952 B; the other 1,541,081,088 of the 30,532,110,336 weights stay BF16: 3,082,162,176 B.
+    assert (moe.memory.quantized_layers, moe.memory.weights_gb_per_gpu) == ("moe", 19.39)
+    dense = pick_format(ctx, "b200", LLAMA, num_gpus=2, checkpoint="online", hub=hub)
+    assert _top(dense)[0] != "nvfp4_per_token"
+    (why,) = {e.reason for e in dense.excluded if e.quantization == "nvfp4_per_token"}
+    assert "MoE layers only" in why and "would load unquantized" in why
+
+
+def test_nvfp4_online_moe_method_raises_off_blackwell_so_hopper_excludes_it_from_the_source(
+    ctx: ToolContext, hub: HubClient
+) -> None:
+    (refusal,) = next(o for o in raw("v0.32.0")["online_quantization"] if o["name"] == "nvfp4_per_token")["refusals"]
+    hopper = pick_format(ctx, "h100", QWEN_MOE, checkpoint="online", hub=hub)
+    excluded = next(e for e in hopper.excluded if e.quantization == "nvfp4_per_token")
+    assert excluded.basis == "source" and excluded.evidence == [refusal["provenance"]["permalink"]]
+    assert "Blackwell" in excluded.reason
+
+
+def test_nvfp4_kv_on_hopper_is_refused_at_v0_31_and_runs_through_flashinfer_at_v0_32(
+    ctx: ToolContext, hub: HubClient
+) -> None:
+    kv = {}
+    for tag in ("v0.31.0", "v0.32.0"):
+        result = pick_format(ctx, "h200", LLAMA, num_gpus=2, priority="memory", tag=tag, hub=hub)
+        offered = [o for o in result.options if o.kv_cache_dtype.name == "nvfp4"]
+        refused = [e for e in result.excluded if e.kv_cache_dtype == "nvfp4"]
+        kv[tag] = (offered, refused)
+    offered, refused = kv["v0.31.0"]
+    assert offered == [] and refused and all(e.basis == "source" and "fails to start" in e.reason for e in refused)
+    offered, refused = kv["v0.32.0"]
+    judged = [j for o in offered for j in o.judgements if j.subject == "--kv-cache-dtype nvfp4"]
+    assert judged and {(j.verdict, j.basis, j.via) for j in judged} == {("yes", "source", "FLASHINFER")}
+    assert not [e for e in refused if e.basis == "source" and "attention backend" in e.reason]

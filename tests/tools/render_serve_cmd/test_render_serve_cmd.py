@@ -128,11 +128,17 @@ def test_every_flag_comes_with_its_line_at_the_tag(ctx: ToolContext) -> None:
     )
 
 
-def test_fp8_on_a_bf16_checkpoint_is_rendered_as_fp8_per_tensor_from_v0_31_with_the_pr_cited(ctx: ToolContext) -> None:
+def test_fp8_on_a_bf16_checkpoint_is_rendered_as_the_loaders_redirect_target_with_its_line(ctx: ToolContext) -> None:
+    redirect = next(r for r in raw("v0.31.0")["load_refusals"] if r["outcome"] == "redirected")
+    assert (redirect["methods"], redirect["redirect_to"]) == (["fp8"], "fp8_per_tensor")
     result = render_serve_cmd(ctx, MODEL, tag="v0.31.0", quantization="fp8", checkpoint_dtype="bf16")
     assert ("--quantization", "fp8_per_tensor") in [(u.flag, u.value) for u in result.flags]
-    assert any("fp8_per_tensor" in w and "bf16" in w for w in result.warnings)
-    assert "https://github.com/vllm-project/vllm/pull/53585" in {c.url for c in result.citations}
+    (warning,) = [w for w in result.warnings if "fp8_per_tensor" in w]
+    assert warning.startswith("[source]") and "bf16" in warning
+    assert redirect["provenance"]["permalink"] in warning
+    unsure = render_serve_cmd(ctx, MODEL, tag="v0.31.0", quantization="fp8")
+    assert [(u.flag, u.value) for u in unsure.flags] == [("--quantization", "fp8")]
+    assert any("checkpoint_dtype='bf16'" in w for w in unsure.warnings)
 
 
 def test_fp8_on_a_bf16_checkpoint_stays_fp8_before_v0_31(ctx: ToolContext) -> None:
@@ -211,13 +217,43 @@ def test_an_unknown_vllm_env_var_is_refused(ctx: ToolContext) -> None:
         render_serve_cmd(ctx, MODEL, tag="v0.32.0", env={"VLLM_ATTENTION_BACKEND": "FLASHINFER"})
 
 
-def test_a_method_above_the_gpu_capability_is_refused_and_a_weight_only_path_warned(ctx: ToolContext) -> None:
-    mxfp4 = next(m for m in raw("v0.32.0")["quantization_methods"] if m["name"] == "mxfp4")
-    assert mxfp4["min_capability"] == 80
-    with pytest.raises(InvalidServeArgsError, match="cpu"):
-        render_serve_cmd(ctx, MODEL, quantization="fp8_per_tensor", gpu="cpu")
+def test_a_method_above_the_gpu_capability_is_refused_from_the_source_and_a_fallback_warned_as_curated(
+    ctx: ToolContext,
+) -> None:
+    above = [
+        m for m in raw("v0.32.0")["quantization_methods"] if (m["min_capability"] or 0) > 80 and m["accepted_by_cli"]
+    ]
+    method = above[0]
+    with pytest.raises(InvalidServeArgsError, match=r"\[source\].*SM 8\.0") as refused:
+        render_serve_cmd(ctx, MODEL, quantization=method["name"], gpu="a100")
+    line = method["min_capability_provenance"]
+    assert f"/blob/v0.32.0/{line['path']}#L{line['line']}" in str(refused.value)
     fallback = render_serve_cmd(ctx, MODEL, quantization="mxfp4", gpu="h100")
-    assert any("no mxfp4 tensor cores" in w for w in fallback.warnings)
+    assert any(w.startswith("[curated]") and "no mxfp4 tensor cores" in w for w in fallback.warnings)
+    assert [(j.subject, j.verdict, j.basis) for j in fallback.judgements] == [("--quantization mxfp4", "yes", "source")]
+    on_cpu = render_serve_cmd(ctx, MODEL, quantization="fp8_per_tensor", gpu="cpu")
+    assert any(w.startswith("[curated]") and "CPU" in w for w in on_cpu.warnings)
+
+
+def test_kv_fp8_e5m2_on_h100_renders_at_v0_32_0_through_the_backend_the_source_selects(ctx: ToolContext) -> None:
+    result = render_serve_cmd(ctx, MODEL, tag="v0.32.0", kv_cache_dtype="fp8_e5m2", gpu="h100")
+    (kv,) = [j for j in result.judgements if j.subject == "--kv-cache-dtype fp8_e5m2"]
+    assert (kv.verdict, kv.basis, kv.via) == ("yes", "source", "FLASHINFER")
+    assert any("supports_kv_cache_dtype" in e.why or "rejects" in e.why for e in kv.evidence)
+
+
+def test_an_online_shorthand_whose_moe_method_raises_off_blackwell_is_a_source_warning_for_an_unknown_model(
+    ctx: ToolContext,
+) -> None:
+    shorthand = next(o for o in raw("v0.32.0")["online_quantization"] if o["name"] == "nvfp4_per_token")
+    (refusal,) = shorthand["refusals"]
+    assert (refusal["layer"], refusal["family"]) == ("moe", 100)
+    result = render_serve_cmd(ctx, MODEL, tag="v0.32.0", quantization="nvfp4_per_token", gpu="h100")
+    (loads,) = result.judgements
+    assert (loads.verdict, loads.basis) == ("conditional", "source")
+    assert any(w.startswith("[source]") and refusal["provenance"]["permalink"] in w for w in result.warnings)
+    blackwell = render_serve_cmd(ctx, MODEL, tag="v0.32.0", quantization="nvfp4_per_token", gpu="b200")
+    assert [j.verdict for j in blackwell.judgements] == ["yes"]
 
 
 def test_a_deprecated_method_gets_the_allow_flag_the_tag_requires(ctx: ToolContext) -> None:

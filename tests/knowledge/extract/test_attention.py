@@ -1,0 +1,110 @@
+"""The attention support matrix of real releases: which backend vLLM's selector picks, or why none.
+
+Expected outcomes were read by hand from each release's vllm/platforms/cuda.py priority lists and
+the backends' `supports_*` methods (the lines each test names), not from this extractor.
+"""
+
+from __future__ import annotations
+
+from support.releases import release_tree
+
+from vllm_quant_mcp.knowledge.extract.attention import extract_attention
+from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, Selector
+from vllm_quant_mcp.knowledge.extract.cli_flags_modules import Modules
+from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
+from vllm_quant_mcp.knowledge.registry.matrix import AttentionSupport, CapOutcome
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
+
+def _support(version: str) -> AttentionSupport:
+    return extract_attention(release_tree(version)).entries
+
+
+def _outcome(support: AttentionSupport, name: str, cap: str) -> CapOutcome:
+    selection = next(s for s in support.cuda if s.name == name)
+    return next(o for o in selection.outcomes if cap in o.capabilities)
+
+
+def _source_line(version: str, path: str, line: int) -> str:
+    return (release_tree(version).root / path).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_fp8_e5m2_kv_on_h100_and_a100_at_v0_32_0_runs_on_flashinfer_after_flash_attention_rejects_it() -> None:
+    support = _support("0.32.0")
+    for cap in ("9.0", "8.0"):
+        outcome = _outcome(support, "dense:fp8_e5m2", cap)
+        assert (outcome.verdict, outcome.backend) == ("yes", "FLASHINFER")
+        (flash,) = [b for b in outcome.considered if b.backend == "FLASH_ATTN"]
+        assert flash.verdict == "no" and "supports_kv_cache_dtype" in flash.checks[0].why
+        check = flash.checks[0]  # the `return` that decided, under the list test that rejects e5m2
+        assert _source_line("0.32.0", check.path, check.line).strip() == "return False"
+        assert "not in cls.supported_kv_cache_dtypes" in _source_line("0.32.0", check.path, check.line - 1)
+
+
+def test_nvfp4_kv_on_sm90_has_no_backend_at_v0_31_0_and_runs_on_flashinfer_at_v0_32_0() -> None:
+    before = _outcome(_support("0.31.0"), "dense:nvfp4", "9.0")
+    assert (before.verdict, before.backend) == ("no", None)
+    assert {b.backend for b in before.considered} >= {"FLASH_ATTN", "FLASHINFER", "TRITON_ATTN"}
+    after = _outcome(_support("0.32.0"), "dense:nvfp4", "9.0")
+    assert (after.verdict, after.backend) == ("yes", "FLASHINFER")
+
+
+def test_nvfp4_4over6_stays_refused_on_the_fa2_path_of_sm90_at_v0_32_0() -> None:
+    assert _outcome(_support("0.32.0"), "dense:nvfp4_4over6", "9.0").verdict == "no"
+
+
+def test_fp8_kv_on_h100_depends_on_whether_the_wheel_has_flash_attention_3_and_says_where() -> None:
+    outcome = _outcome(_support("0.32.0"), "dense:fp8", "9.0")
+    assert (outcome.verdict, outcome.backend) == ("conditional", "FLASHINFER")
+    flash = outcome.considered[0]
+    assert flash.backend == "FLASH_ATTN" and flash.verdict == "conditional"
+    fa3 = next(c for c in flash.checks if "FA3_AVAILABLE" in c.why)
+    assert "FA3_AVAILABLE" in _source_line("0.32.0", fa3.path, fa3.line)
+
+
+def test_backends_carry_their_kv_list_and_the_capabilities_their_method_accepts() -> None:
+    backends = {b.name: b for b in _support("0.32.0").backends}
+    flash = backends["FLASH_ATTN"]
+    assert flash.kv_cache_dtypes == ["auto", "float16", "bfloat16", "fp8", "fp8_e4m3"]
+    assert flash.kv_provenance is not None
+    assert "supported_kv_cache_dtypes" in _source_line("0.32.0", flash.kv_provenance.path, flash.kv_provenance.line)
+    assert flash.capabilities == [str(c) for c in CUDA_GRID]  # capability >= DeviceCapability(8, 0)
+    assert backends["FLASHINFER_MLA"].capabilities == ["10.0", "10.3"]  # capability.major == 10
+    assert backends["FLASHINFER_MLA"].mla is True and flash.mla is False
+    assert "cuda" in flash.platforms and "ROCM_ATTN" in backends and "rocm" in backends["ROCM_ATTN"].platforms
+
+
+def test_the_rocm_selector_before_v0_18_validates_nothing_so_no_rocm_answer_is_derived() -> None:
+    result = extract_attention(release_tree("0.17.0"))
+    assert result.entries.rocm == []
+    assert any("ROCm selector" in w for w in result.warnings)
+    assert _support("0.19.0").rocm, "from v0.18.0 the ROCm selector validates, so answers are derived"
+
+
+def test_answers_shared_across_capabilities_equal_those_derived_for_each_capability_alone() -> None:
+    """The interpreter shares capability-free results between GPUs; each GPU answered alone must agree."""
+    real = release_tree("0.32.0")
+    tree = SourceTree(real.root, real.tag)
+    modules = Modules(tree)
+    env = {e.name: e.default for e in extract_env_vars(tree).entries}
+    classes = {
+        b.name: ref
+        for b in _support("0.32.0").backends
+        if b.class_name
+        and b.class_provenance
+        and (ref := modules.find_class(b.class_name, b.class_provenance.path)) is not None
+    }
+    shared = Selector(tree, modules, "cuda", classes, env)
+    for kv in ("auto", "fp8", "fp8_e5m2", "nvfp4"):
+        for mode in ("dense", "mla"):
+            together = shared.outcomes(mode, kv, CUDA_GRID)  # type: ignore[arg-type]
+            for cap in CUDA_GRID:
+                alone = Selector(tree, modules, "cuda", classes, env).select(mode, kv, cap)  # type: ignore[arg-type]
+                grouped = next(o for o in together if str(cap) in o.capabilities)
+                assert grouped.model_copy(update={"capabilities": [str(cap)]}) == alone, (kv, mode, cap)
+
+
+def test_releases_without_the_backend_registry_say_so() -> None:
+    result = extract_attention(release_tree("0.11.0"))
+    assert result.entries == AttentionSupport()
+    assert result.note is not None and "registry.py is not in this release" in result.note
