@@ -5,9 +5,12 @@ stale one is revalidated with If-None-Match (a 304 costs no rate limit), and whe
 GitHub cannot answer (offline, timeout, 5xx, rate limited) the stale entry answers
 with its age and a note. Only when there is no entry does a call fail, with
 GitHubUnavailableError. Rate limits are honoured, never hammered: one retry, and
-only when Retry-After asks for at most two seconds; otherwise the pause until the
-reset is remembered (in the cache, so every process sees it) and no request is
-sent before it ends.
+only when Retry-After asks for at most two seconds (and the lookup's deadline has
+them); otherwise the pause until the reset is remembered (in the cache, so every
+process sees it, per API endpoint, token and rate-limit resource) and no request
+for that resource is sent before it ends. A lookup passes its Deadline to every
+call: each request waits at most what is left of it, and after the first timeout
+no call waits on the network again.
 
     GitHubUnavailableError (UnavailableError)   no answer from GitHub and nothing cached
     GitHubNotFoundError (NotFoundError)         GitHub answered 404/410 for that path
@@ -29,7 +32,8 @@ from urllib.parse import urlencode
 import httpx
 
 from ..errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
-from .cache import CachedResponse, ResponseCache
+from .cache import CachedResponse, ResponseCache, scope_of
+from .deadline import Deadline
 from .settings import GitHubSettings
 
 __all__ = ["Fetched", "Freshness", "GitHubClient", "GitHubNotFoundError", "GitHubUnavailableError"]
@@ -51,19 +55,24 @@ class GitHubNotFoundError(NotFoundError):
 
 @dataclass(frozen=True)
 class Fetched:
-    """A decoded answer and how current it is: `age` is seconds since GitHub last confirmed it."""
+    """A decoded answer and how current it is: `age` is seconds since GitHub last confirmed it.
+
+    `complete` is False when a paginated answer stopped before its last page (page limit, deadline, an error).
+    """
 
     data: Any
     freshness: Freshness
     age: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    complete: bool = True
 
     @staticmethod
     def combine(parts: list[Fetched], data: Any) -> Fetched:
         """One answer from several pages: as fresh as its stalest page."""
         worst = max(parts, key=lambda p: _ORDER[p.freshness])
         notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
-        return Fetched(data, worst.freshness, max(p.age for p in parts), notes)
+        complete = all(p.complete for p in parts)
+        return Fetched(data, worst.freshness, max(p.age for p in parts), notes, complete)
 
 
 class _Refused(InternalError):
@@ -79,7 +88,8 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.config = config
-        self.cache = ResponseCache(config.cache_dir)
+        token = config.token.get_secret_value() if config.token is not None else None
+        self.cache = ResponseCache(config.cache_dir, scope_of(config.api_url, token))
         self._clock = clock
         self._sleep = sleep
         headers = {
@@ -87,13 +97,12 @@ class GitHubClient:
             "X-GitHub-Api-Version": "2022-11-28",
             "User-Agent": "vllm-quant-mcp",
         }
-        if config.token is not None:
-            value = config.token.get_secret_value()
-            if not value.isprintable() or value != value.strip() or " " in value:
+        if token is not None:
+            if not token.isprintable() or token != token.strip() or " " in token:
                 raise InvalidInputError(
                     "GITHUB_TOKEN/GH_TOKEN holds whitespace or control characters; set it to the bare token."
                 )
-            headers["Authorization"] = f"Bearer {value}"
+            headers["Authorization"] = f"Bearer {token}"
         self._http = httpx.Client(
             base_url=config.api_url, headers=headers, timeout=config.timeout, follow_redirects=True
         )
@@ -105,33 +114,64 @@ class GitHubClient:
         self._http.close()
         self.cache.close()
 
-    def get(self, path: str, params: dict[str, str | int] | None = None) -> Fetched:
-        """One GET of `path` (e.g. /repos/o/r/issues/1), answered from cache whenever it may be."""
-        return self._get(_key(path, params))[0]
+    def get(
+        self,
+        path: str,
+        params: dict[str, str | int] | None = None,
+        *,
+        deadline: Deadline | None = None,
+        ttl: float | None = None,
+    ) -> Fetched:
+        """One GET of `path` (e.g. /repos/o/r/issues/1), answered from cache whenever it may be.
 
-    def get_pages(self, path: str, params: dict[str, str | int] | None = None, max_pages: int = 10) -> Fetched:
-        """All pages of a list endpoint (up to max_pages), following Link rel="next"."""
+        `ttl` overrides how long the answer is served as is (an immutable compare of a tag and a sha: forever).
+        """
+        return self._get(_key(path, params), deadline, ttl)[0]
+
+    def get_pages(
+        self,
+        path: str,
+        params: dict[str, str | int] | None = None,
+        max_pages: int = 10,
+        *,
+        deadline: Deadline | None = None,
+    ) -> Fetched:
+        """All pages of a list endpoint (up to max_pages), following Link rel="next".
+
+        A page after the first that cannot be had ends the walk with a note and `complete=False`.
+        """
         key: str | None = _key(path, params)
         parts: list[Fetched] = []
         items: list[Any] = []
         while key is not None and len(parts) < max_pages:
-            fetched, key = self._get(key)
+            try:
+                fetched, key = self._get(key, deadline, None)
+            except GitHubUnavailableError as exc:
+                if not parts:
+                    raise
+                note = f"{path}: stopped after {len(parts)} pages: {exc}"
+                parts.append(Fetched(None, "live", notes=(note,), complete=False))
+                return Fetched.combine(parts, items)
             parts.append(fetched)
             items.extend(fetched.data if isinstance(fetched.data, list) else [])
         if key is not None:
-            parts.append(Fetched(None, "live", notes=(f"{path}: stopped after {max_pages} pages.",)))
+            parts.append(Fetched(None, "live", notes=(f"{path}: stopped after {max_pages} pages.",), complete=False))
         return Fetched.combine(parts, items)
 
-    def _get(self, key: str) -> tuple[Fetched, str | None]:
+    def _get(self, key: str, deadline: Deadline | None, ttl: float | None) -> tuple[Fetched, str | None]:
         now = self._clock()
         entry = self.cache.get(key)
         if entry is not None and entry.is_fresh(now):
             return Fetched(entry.data, "cached", entry.age(now)), entry.next_url
         try:
-            pause = self.cache.pause_until()
+            stop = deadline.stop_reason() if deadline is not None else None
+            if stop is not None:
+                raise _Refused(stop)
+            resource = _resource_of(key)
+            pause = self.cache.pause_until(resource)
             if pause is not None and now < pause:
-                raise _Refused(f"GitHub rate limit: no requests until {_clock_text(pause)}")
-            response = self._send(key, entry)
+                raise _Refused(f"GitHub rate limit ({resource}): no requests until {_clock_text(pause)}")
+            response = self._send(key, entry, deadline)
         except _Refused as refused:
             if entry is None:
                 raise GitHubUnavailableError(f"{refused} and no cached answer for {_path_of(key)}.") from None
@@ -143,19 +183,26 @@ class GitHubClient:
             return Fetched(entry.data, "revalidated"), entry.next_url
         data = response.json()
         next_url = _next_link(response, self.config.api_url)
-        closed = isinstance(data, dict) and data.get("state") == "closed"
-        ttl = self.config.closed_ttl if closed else self.config.open_ttl
+        if ttl is None:
+            closed = isinstance(data, dict) and data.get("state") == "closed"
+            ttl = self.config.closed_ttl if closed else self.config.open_ttl
         etag = response.headers.get("ETag")
         self.cache.put(key, CachedResponse(data=data, etag=etag, next_url=next_url, confirmed_at=now, ttl=ttl))
         return Fetched(data, "live"), next_url
 
-    def _send(self, key: str, entry: CachedResponse | None, retried: bool = False) -> httpx.Response:
+    def _send(
+        self, key: str, entry: CachedResponse | None, deadline: Deadline | None, retried: bool = False
+    ) -> httpx.Response:
         """The response with the data or a 304; anything else becomes _Refused (or not-found) with a note."""
         headers = {"If-None-Match": entry.etag} if entry is not None and entry.etag else {}
+        timeout = self.config.timeout if deadline is None else deadline.timeout(self.config.timeout)
         try:
-            response = self._http.get(key, headers=headers)
+            response = self._http.get(key, headers=headers, timeout=timeout)
         except httpx.TimeoutException:
-            raise _Refused(f"GitHub did not answer {_path_of(key)} within {self.config.timeout:g} s") from None
+            why = f"GitHub did not answer {_path_of(key)} within {timeout:.3g} s"
+            if deadline is not None:
+                deadline.trip(why)
+            raise _Refused(why) from None
         except httpx.HTTPError as exc:
             raise _Refused(f"GitHub unreachable at {self.config.api_url} ({type(exc).__name__})") from None
         log.debug("GET %s -> %s", _path_of(key), response.status_code)
@@ -172,12 +219,14 @@ class GitHubClient:
             raise GitHubNotFoundError(f"GitHub has nothing at {_path_of(key)} (HTTP {status}).")
         wait = self._rate_limit_wait(response)
         if wait is not None:
-            if not retried and response.headers.get("Retry-After") is not None and wait <= MAX_RETRY_AFTER:
+            room = deadline is None or wait < deadline.remaining()
+            if not retried and response.headers.get("Retry-After") is not None and wait <= MAX_RETRY_AFTER and room:
                 self._sleep(wait)
-                return self._send(key, entry, retried=True)
+                return self._send(key, entry, deadline, retried=True)
+            resource = response.headers.get("X-RateLimit-Resource") or _resource_of(key)
             until = self._clock() + wait
-            self.cache.pause(until, wait)
-            raise _Refused(f"GitHub rate limit (HTTP {status}) until {_clock_text(until)}")
+            self.cache.pause(resource, until, wait)
+            raise _Refused(f"GitHub rate limit (HTTP {status}, {resource}) until {_clock_text(until)}")
         if status == 401:
             raise _Refused("GitHub rejected the token (HTTP 401); check GITHUB_TOKEN/GH_TOKEN or unset it")
         raise _Refused(f"GitHub answered {_path_of(key)} with HTTP {status}")
@@ -195,6 +244,11 @@ class GitHubClient:
                 return max(0.0, float(reset) - self._clock())
             return 60.0
         return None
+
+
+def _resource_of(key: str) -> str:
+    """The rate-limit bucket GitHub counts a path against when its reply does not name one."""
+    return "search" if key.startswith("/search/") else "core"
 
 
 def _key(path: str, params: dict[str, str | int] | None) -> str:

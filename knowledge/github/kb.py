@@ -1,7 +1,10 @@
 """The knowledge base's facts about one issue or PR number, and where GitHub's live state contradicts them.
 
 The point of the comparison is the stale-closed issue: GitHub says "closed", an
-agent reads "fixed", while the curated fact says the problem is still there.
+agent reads "fixed", while the curated fact says the problem is still there; and
+the other way round, a curated "fixed in v0.19.0" for an issue still open, or a
+release the commits prove wrong. The live state and the proof win; the
+disagreement is shown so the curated fact can be corrected.
 """
 
 from __future__ import annotations
@@ -81,12 +84,25 @@ def disagreements(live: LiveState, facts: list[KbFact], first: FirstRelease) -> 
             elif fixed_live:
                 prs = ", ".join(f"#{p}" for p in live.fix_prs)
                 found.append(f"{prs} merged as a fix for {n}, but {fact.id} still says {fact.status}; the KB may lag.")
-        if fact.status == "fixed":
-            if not live.is_pr and live.state == "open":
-                found.append(f"{fact.id} says fixed in {fact.fixed_in or 'some release'}, but {n} is still open.")
-            if live.is_pr and live.merged is False:
-                found.append(f"{fact.id} says fixed, but PR {n} was not merged; the fix came from another change.")
         claimed = fact.fixed_in or fact.version
-        if claimed and first.tag and first.method in ("git_tag_contains", "release_notes") and claimed != first.tag:
+        if fact.status == "fixed" or (fact.status is None and claimed):
+            if not live.is_pr and live.state == "open":
+                found.append(f"{fact.id} says fixed in {claimed or 'some release'}, but {n} is still open.")
+            elif not live.is_pr and live.state_reason in ("not_planned", "duplicate"):
+                found.append(
+                    f"{fact.id} says fixed in {claimed or 'some release'}, but {n} was closed {live.state_reason}."
+                )
+            elif live.is_pr and live.merged is False:
+                found.append(
+                    f"{fact.id} places it in {claimed or 'a release'}, but PR {n} was not merged; "
+                    "the change came from another PR, if at all."
+                )
+        if not claimed or first.basis not in ("proven", "release_notes"):
+            continue
+        if first.tag is not None and claimed != first.tag:
             found.append(f"{fact.id} gives {claimed}, but {first.method} finds {first.tag} first.")
+        elif first.tag is None and first.released == "no":
+            found.append(
+                f"{fact.id} gives {claimed}, but the commits prove no release up to {first.newest_checked} holds it."
+            )
     return found

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["LinkedPr", "body_excerpt", "closed_by_commit", "closing_references", "linked_prs"]
+__all__ = ["LinkedPr", "body_excerpt", "closed_by_commit", "closing_references", "item_url", "labels", "linked_prs"]
 
 EXCERPT_CHARS = 500
 _KEYWORD = r"(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)"
@@ -75,14 +75,28 @@ def _repo_of(issue: dict[str, Any]) -> str:
     return name if marker else ""
 
 
-def closed_by_commit(timeline: list[Any]) -> str | None:
-    """The commit whose push closed the issue (the last `closed` event that names one), if any."""
+def closed_by_commit(timeline: list[Any], repo: str) -> str | None:
+    """The commit of `repo` whose push closed the issue (the last `closed` event naming one), if any.
+
+    A commit pushed to a fork also closes an issue it names; its `commit_url` points into the fork, and
+    its sha is in no release of `repo`, so it is not taken.
+    """
     commits = [
         e["commit_id"]
         for e in timeline
-        if isinstance(e, dict) and e.get("event") == "closed" and isinstance(e.get("commit_id"), str)
+        if isinstance(e, dict)
+        and e.get("event") == "closed"
+        and isinstance(e.get("commit_id"), str)
+        and _commit_repo(str(e.get("commit_url") or "")).lower() == repo.lower()
     ]
     return commits[-1] if commits else None
+
+
+def _commit_repo(url: str) -> str:
+    """`owner/name` in an API commit URL (`.../repos/owner/name/commits/sha`, any API host)."""
+    _, marker, rest = url.rpartition("/repos/")
+    name, commits, _ = rest.partition("/commits/")
+    return name if marker and commits else ""
 
 
 def body_excerpt(body: str | None, limit: int = EXCERPT_CHARS) -> str:

@@ -3,6 +3,7 @@
 VLLM_QUANT_MCP_GITHUB_API     REST API base URL (default https://api.github.com; GitHub Enterprise, tests)
 GITHUB_TOKEN / GH_TOKEN       optional token; raises the rate limit, is sent only to the API base URL
 VLLM_QUANT_MCP_GITHUB_REPOS   comma list of extra owner/name repositories lookups may name
+VLLM_QUANT_MCP_REMOTE         the vLLM git remote whose tags prove which release holds a fix (as for `refresh`)
 
 The token is a SecretStr from the moment it is read, so a repr, a log line or a
 validation error shows `**********`, never the value.
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
-from ..settings import settings
+from ..settings import DEFAULT_REMOTE, settings
 
 __all__ = ["DEFAULT_API_URL", "DEFAULT_REPO", "GitHubSettings", "RepoNotAllowedError", "github_settings"]
 
@@ -39,8 +40,10 @@ class GitHubSettings(BaseModel):
     token: SecretStr | None = Field(default=None, description="Bearer token; never logged or cached.")
     repos: tuple[str, ...] = Field(default=(DEFAULT_REPO,), description="Repositories lookups may name, first=default.")
     cache_dir: Path = Field(description="Where diskcache keeps responses (<cache>/github).")
-    git_repo_dir: Path = Field(description="The git source's bare repository, read for `tag --contains`.")
+    remote: str = Field(default=DEFAULT_REMOTE, description="vLLM's git remote, fetched treeless to prove releases.")
+    history_dir: Path = Field(description="Where the treeless history repositories live (<cache>/git/history).")
     timeout: float = Field(default=10.0, gt=0, description="Seconds per request (connect, read, write, pool).")
+    deadline: float = Field(default=30.0, gt=0, description="Seconds one lookup may spend on the network in all.")
     open_ttl: float = Field(default=600.0, ge=0, description="Seconds an open item or a list is served as is.")
     closed_ttl: float = Field(default=7 * 86400.0, ge=0, description="The same for a closed issue or PR.")
 
@@ -59,7 +62,8 @@ class GitHubSettings(BaseModel):
             token=SecretStr(token) if token else None,
             repos=repos,
             cache_dir=cache_root / "github",
-            git_repo_dir=cache_root / "git" / "vllm.git",
+            remote=environ.get("VLLM_QUANT_MCP_REMOTE") or DEFAULT_REMOTE,
+            history_dir=cache_root / "git" / "history",
         )
 
     def check_repo(self, repo: str | None) -> str:

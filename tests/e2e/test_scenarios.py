@@ -170,12 +170,13 @@ class Upstream:
 
 
 def _upstream_history(path: Path) -> dict[int, str]:
-    """Release tags with each PR of UPSTREAM_MERGES merged between its two releases; PR number -> merge commit."""
+    """Release tags with each PR of UPSTREAM_MERGES merged between its two releases, up to v0.32.0;
+    PR number -> merge commit."""
     repo = git.Repo.init(path)
     with repo.config_writer() as config:
         config.set_value("user", "name", "test")
         config.set_value("user", "email", "test@example.invalid")
-    releases = sorted({t for span in UPSTREAM_MERGES.values() for t in span}, key=_tag_key)
+    releases = sorted({t for span in UPSTREAM_MERGES.values() for t in span} | {"v0.32.0"}, key=_tag_key)
     merges: dict[int, str] = {}
     for tag in releases:
         for number, (_, lands_in) in UPSTREAM_MERGES.items():
@@ -192,10 +193,11 @@ def _upstream_history(path: Path) -> dict[int, str]:
 
 @pytest.fixture
 def upstream(tmp_path: Path) -> Iterator[Upstream]:
-    """GitHub serving the PRs of UPSTREAM_MERGES as merged; their history cloned into the server cache tmp_path/cache,
-    where lookup_issue runs `git tag --contains`."""
+    """GitHub serving the PRs of UPSTREAM_MERGES as merged; their history is the git remote (VLLM_QUANT_MCP_REMOTE)
+    lookup_issue fetches treeless to prove which release holds each merge commit."""
     merges = _upstream_history(tmp_path / "upstream")
-    git.Repo.clone_from(str(tmp_path / "upstream"), str(tmp_path / "cache" / "git" / "vllm.git"), bare=True)
+    with git.Repo(tmp_path / "upstream").config_writer() as config:
+        config.set_value("uploadpack", "allowFilter", "true")  # as GitHub allows partial clones
     with GitHubApi() as api:
         for number, sha in merges.items():
             api.issues[number] = issue_json(
@@ -249,7 +251,7 @@ async def test_a_v0_27_script_audited_for_v0_32_names_the_removed_flags_and_thei
     tmp_path: Path, upstream: Upstream
 ) -> None:
     script = (DEPLOY / "serve_llama_v0_27.sh").read_text(encoding="utf-8")
-    env = {"VLLM_QUANT_MCP_GITHUB_API": upstream.api.base_url}
+    env = {"VLLM_QUANT_MCP_GITHUB_API": upstream.api.base_url, "VLLM_QUANT_MCP_REMOTE": str(tmp_path / "upstream")}
     async with stdio_session(tmp_path / "cache", env=env) as session:
         audit = await _call(
             session, "audit_deployment", {"text": script, "tag": "v0.32.0", "filename": "serve_llama_v0_27.sh"}
@@ -289,7 +291,7 @@ async def test_a_v0_27_script_audited_for_v0_32_names_the_removed_flags_and_thei
     for number, lookup in lookups.items():
         assert lookup["kind"] == "pr" and lookup["pull"]["merged"] is True
         assert lookup["pull"]["merge_commit_sha"] == upstream.merge_commits[number]
-        assert lookup["first_release"]["method"] == "git_tag_contains"
+        assert (lookup["first_release"]["method"], lookup["first_release"]["basis"]) == ("git_ancestry", "proven")
         assert lookup["first_release"]["tag"] == gate_version[number] == UPSTREAM_MERGES[number][1]
         assert lookup["fixed_in_your_release"] == "yes"
     assert before["fixed_in_your_release"] == "no"

@@ -1,15 +1,15 @@
-"""A GitHub-REST-shaped server on 127.0.0.1, in a thread: issues, pulls, timelines, releases and search.
+"""A GitHub-REST-shaped server on 127.0.0.1, in a thread: issues, pulls, timelines, releases, tags, compare, search.
 
-Tests fill `issues`, `pulls`, `timelines`, `releases` and `search_items`, point the
-client's api_url at `server.base_url`, and read `server.requests`. List endpoints
-are paginated by `page_size` with Link headers (next/last), as GitHub does. Every
-200 carries an ETag; a matching If-None-Match gets a 304. Faults:
-`script(path, status, headers)` queues a response served before the real one
-(403/429 rate limits with reset headers, 5xx, 401), and a path in `slow` is held
-until the server shuts down (a response beyond any client timeout).
-
-`tagged_repo` builds the upstream git history the fake API's merge commits point
-into, and `fill_git_cache` puts it where the git source keeps its repository.
+Tests fill `issues`, `pulls`, `timelines`, `releases`, `tags` and `search_items`, point
+the client's api_url at `server.base_url`, and read `server.requests`. `/compare/{base}
+...{head}` is computed by git on `remote` (the repository the served SHAs come from),
+so the API and git agree by construction. List endpoints are paginated by
+`page_size` with Link headers (next/last) that point at `/repositories/{id}/...`, as
+GitHub's do. Every 200 carries an ETag; a matching If-None-Match gets a 304. Faults:
+`script(path, status, headers, body)` queues a response served before the real one
+(403/429 rate limits with reset and resource headers, 5xx with JSON or HTML, 401),
+and a path starting with an entry of `slow` is held until the server shuts down (a
+response beyond any client timeout).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import git
-
 from support.loopback import LoopbackServer, QuietHandler
-from vllm_quant_mcp.knowledge.sources.git import GitSource
+from support.vllm_remote import git_compare
 
-__all__ = ["GitHubApi", "Request", "TaggedRepo", "fill_git_cache", "issue_json", "pull_json", "tagged_repo"]
+__all__ = ["REPOSITORY_ID", "GitHubApi", "Request", "issue_json", "pull_json"]
+
+REPOSITORY_ID = 599547518  # what GitHub's Link headers name instead of owner/name
 
 
 @dataclass(frozen=True)
@@ -73,31 +73,39 @@ def pull_json(repo: str, number: int, merge_commit_sha: str | None, **fields: An
 
 
 class GitHubApi(LoopbackServer):
-    def __init__(self, page_size: int = 100) -> None:
+    def __init__(self, page_size: int = 100, remote: Path | None = None) -> None:
         self.issues: dict[int, dict[str, Any]] = {}
         self.pulls: dict[int, dict[str, Any]] = {}
         self.timelines: dict[int, list[dict[str, Any]]] = {}
         self.releases: list[dict[str, Any]] = []
+        self.tags: list[dict[str, Any]] = []
         self.search_items: list[dict[str, Any]] = []
         self.page_size = page_size
+        self.remote = remote
         self.slow: set[str] = set()
         self.requests: list[Request] = []
-        self._scripted: dict[str, list[tuple[int, dict[str, str]]]] = {}
+        self._scripted: dict[str, list[tuple[int, dict[str, str], bytes | None]]] = {}
         self._lock = threading.Lock()
         super().__init__()
 
-    def script(self, path: str, status: int, headers: dict[str, str] | None = None) -> None:
-        """Answer the next request for `path` with `status` (and headers) instead of the data."""
+    def script(self, path: str, status: int, headers: dict[str, str] | None = None, body: bytes | None = None) -> None:
+        """Answer the next request for `path` with `status` (headers, body) instead of the data."""
         with self._lock:
-            self._scripted.setdefault(path, []).append((status, headers or {}))
+            self._scripted.setdefault(path, []).append((status, headers or {}, body))
 
     def paths(self) -> list[str]:
         return [r.path for r in self.requests]
 
     def route(self, path: str, query: dict[str, str]) -> Any:
         """The JSON for a path, or None for a 404."""
+        path = re.sub(rf"^/repositories/{REPOSITORY_ID}/", "/repos/vllm-project/vllm/", path)
         if path == "/search/issues":
             return {"total_count": len(self.search_items), "incomplete_results": False, "items": self.search_items}
+        compare = re.fullmatch(r"/repos/[^/]+/[^/]+/compare/([^/.]+(?:\.[^/.]+)*)\.\.\.([^/]+)", path)
+        if compare:
+            return git_compare(self.remote, compare.group(1), compare.group(2)) if self.remote else None
+        if re.fullmatch(r"/repos/[^/]+/[^/]+/tags", path):
+            return self.tags
         match = re.fullmatch(r"/repos/[^/]+/[^/]+/(issues|pulls)/(\d+)(/timeline)?", path)
         if match:
             kind, number, timeline = match.group(1), int(match.group(2)), match.group(3)
@@ -119,12 +127,12 @@ class GitHubApi(LoopbackServer):
                     server.requests.append(Request(parts.path, query, dict(self.headers.items())))
                     queued = server._scripted.get(parts.path)
                     scripted = queued.pop(0) if queued else None
-                if parts.path in server.slow:
+                if any(parts.path.startswith(prefix) for prefix in server.slow):
                     server.release.wait(30)
                     return
                 if scripted is not None:
-                    status, extra = scripted
-                    self.reply(status, json.dumps({"message": f"scripted {status}"}).encode(), extra)
+                    status, extra, body = scripted
+                    self.reply(status, body or json.dumps({"message": f"scripted {status}"}).encode(), extra)
                     return
                 data = server.route(parts.path, query)
                 if data is None:
@@ -145,56 +153,11 @@ class GitHubApi(LoopbackServer):
                 page = int(query.get("page", "1"))
                 last = max(1, -(-len(items) // size))
                 links = []
+                linked = re.sub(r"^/repos/vllm-project/vllm/", f"/repositories/{REPOSITORY_ID}/", path)
                 if page < last:
                     for rel, number in (("next", page + 1), ("last", last)):
-                        url = f"{server.base_url}{path}?{urlencode(query | {'page': str(number)})}"
+                        url = f"{server.base_url}{linked}?{urlencode(query | {'page': str(number)})}"
                         links.append(f'<{url}>; rel="{rel}"')
                 return items[(page - 1) * size : page * size], ({"Link": ", ".join(links)} if links else {})
 
         return Handler
-
-
-@dataclass(frozen=True)
-class TaggedRepo:
-    """A small upstream repository: label -> commit sha, tagged like vLLM releases."""
-
-    path: Path
-    commits: dict[str, str]
-
-
-def tagged_repo(path: Path) -> TaggedRepo:
-    """v0.1.0, then the fix commit, v0.2.0, v0.3.0, then a commit no release contains yet."""
-    repo = git.Repo.init(path)
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "test")
-        config.set_value("user", "email", "test@example.invalid")
-    commits = {}
-    for label, tag in (
-        ("initial", "v0.1.0"),
-        ("fix", None),
-        ("second", "v0.2.0"),
-        ("third", "v0.3.0"),
-        ("later", None),
-    ):
-        (path / "CHANGES").write_text(f"{label}\n", encoding="utf-8")
-        repo.git.add("--all")
-        commits[label] = repo.index.commit(f"{label} commit").hexsha
-        if tag:
-            repo.create_tag(tag, message=tag)
-    return TaggedRepo(path, commits)
-
-
-def fill_git_cache(upstream: TaggedRepo, cache_root: Path, unshallow: bool) -> Path:
-    """The git source's own bare repository under `cache_root`, filled by GitSource.fetch of each tag.
-
-    `unshallow` then fetches the whole history and the branches (`git fetch --unshallow`), as an operator could.
-    """
-    repo_dir = cache_root / "git" / "vllm.git"
-    for tag in ("v0.1.0", "v0.2.0", "v0.3.0"):
-        dest = cache_root / "trees" / tag
-        dest.mkdir(parents=True)
-        GitSource(str(upstream.path), repo_dir).fetch(tag, dest)
-    if unshallow:
-        refspecs = ("+refs/tags/*:refs/tags/*", "+refs/heads/*:refs/heads/*")
-        git.Repo(repo_dir).git.fetch("--unshallow", "--", str(upstream.path), *refspecs)
-    return repo_dir

@@ -11,8 +11,9 @@ SPEC = ToolSpec(
     title="Look up a vLLM issue or PR",
     description=(
         "Live state of a vLLM issue or PR (closed is not fixed: see state_reason), its closing PRs, the first "
-        "release containing the fix and how that was found, curated facts citing it, and whether the fix is in "
-        '`tag`; says when the answer is cached or knowledge-only. Example: lookup_issue(number=38652, tag="v0.18.0")'
+        "release holding the fix (first_release.basis: proven from git, release_notes, or curated_unverified), "
+        "curated facts citing it, and whether the fix is in `tag`; says when the answer is cached or knowledge-only. "
+        'Example: lookup_issue(number=38652, tag="v0.18.0")'
     ),
     query=LookupIssueQuery,
     result=IssueLookup,

@@ -1,7 +1,7 @@
-"""The shapes `lookup_issue` and `search_issues` answer in.
+"""The shapes `lookup_issue` takes and answers in.
 
-Apart from the lookup code so the MCP server can build their output schemas at
-start-up without loading httpx, gitpython or the knowledge base.
+Apart from the lookup code so the MCP server can build its output schema at
+start-up without loading httpx, git or the knowledge base.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class LookupIssueQuery(BaseModel):
 class PullInfo(BaseModel):
     merged: bool | None = Field(description="None when GitHub could not be asked for the PR itself.")
     merged_at: str | None
-    merge_commit_sha: str | None
+    merge_commit_sha: str | None = Field(description="Merged PRs only: an open PR's is GitHub's test merge.")
     base_branch: str | None
     closes: list[int] = Field(description="Issues the PR body closes with Fixes/Closes/Resolves #N.")
 
@@ -62,7 +62,7 @@ class IssueLookup(BaseModel):
     body_excerpt: str | None = Field(description="At most 500 characters of the opening post.")
     pull: PullInfo | None = Field(description="Set when the number is a PR.")
     linked_prs: list[LinkedPr] = Field(description="Issues: PRs that reference it, those closing it first.")
-    first_release: FirstRelease
+    first_release: FirstRelease = Field(description="Proven (git/compare), from release notes, curated, or why none.")
     tag: str | None = Field(description="The release asked about, if any.")
     fixed_in_your_release: Verdict | None = Field(description="With tag: yes, no or unknown.")
     knowledge: list[KbFact] = Field(description="Curated facts citing this number (pain point, gate, workaround).")

@@ -12,7 +12,9 @@ def render(result: IssueLookup) -> str:
     state = result.state or "unknown (GitHub's live state was not read)"
     lines.append(f"  state: {state} {result.state_reason or ''}  [{result.freshness}]".rstrip())
     first = result.first_release
-    lines.append(f"  first release with the fix: {first.tag or 'unknown'} (by {first.method}: {first.detail})")
+    lines.append(f"  first release with the fix: {first.tag or 'none'} [{first.basis}, {first.method}]: {first.detail}")
+    if first.later_without:
+        lines.append(f"  later releases without it: {', '.join(first.later_without)}")
     if result.tag:
         lines.append(f"  fixed in {result.tag}: {result.fixed_in_your_release}")
     lines += [f"  disagreement: {d}" for d in result.disagreements]

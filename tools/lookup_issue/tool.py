@@ -1,33 +1,24 @@
-"""`lookup_issue` and `search_issues`: vLLM issues and PRs as GitHub shows them now, checked against the knowledge base.
+"""`lookup_issue`: a vLLM issue or PR as GitHub shows it now, the release that provably holds its fix.
 
 An agent asked "is #38652 fixed in the version I run?" needs three things GitHub's
 page does not give at a glance: which PR fixed it, the first release containing
-that PR, and whether "closed" meant fixed. The answer is kept short (a body excerpt,
-never the thread) and says how current it is: `live`, `revalidated` (ETag 304),
-`cached` (with its age, when GitHub could not be asked) or `knowledge_only`.
+that PR, and whether "closed" meant fixed. The live state decides first (an open
+issue or unmerged PR is in no release, whatever a curated fact says), then the fix
+commit is proven against every release tag (knowledge/github/prover.py), and only
+then may the knowledge base speak, marked curated and unverified. The whole lookup
+runs under one deadline. The answer is kept short (a body excerpt, never the
+thread) and says how current it is: `live`, `revalidated` (ETag 304), `cached`
+(with its age, when GitHub could not be asked) or `knowledge_only`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
-from vllm_quant_mcp.knowledge.github.client import (
-    Fetched,
-    GitHubNotFoundError,
-    GitHubUnavailableError,
-)
-from vllm_quant_mcp.knowledge.github.fixes import (
-    FirstRelease,
-    Verdict,
-    check_sha,
-    first_found,
-    first_release_from_git,
-    first_release_from_knowledge,
-    first_release_from_notes,
-    fixed_in_release,
-)
+from vllm_quant_mcp.knowledge.github.answers import Verdict
+from vllm_quant_mcp.knowledge.github.client import Fetched, GitHubNotFoundError, GitHubUnavailableError
+from vllm_quant_mcp.knowledge.github.deadline import Deadline
+from vllm_quant_mcp.knowledge.github.fixes import Finding, no_release
 from vllm_quant_mcp.knowledge.github.kb import KbFact, LiveState, disagreements, facts_about
 from vllm_quant_mcp.knowledge.github.links import (
     LinkedPr,
@@ -38,6 +29,8 @@ from vllm_quant_mcp.knowledge.github.links import (
     labels,
     linked_prs,
 )
+from vllm_quant_mcp.knowledge.github.live import Fix, MergedPr, fix_of_issue, fix_of_pr
+from vllm_quant_mcp.knowledge.github.prover import Prover
 from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -46,60 +39,54 @@ from .models import IssueLookup, LookupIssueQuery, PullInfo
 __all__ = ["lookup_issue"]
 
 MAX_CLOSING_PRS = 3
-_UNFIXED = {"open", "wont_fix", "closed_unfixed", "rfc"}
 
 
 def lookup_issue(ctx: ToolContext, query: LookupIssueQuery, github: GitHubDeps | None = None) -> IssueLookup:
-    number, repo, tag = query.number, query.repo, query.tag
+    n = query.number
     deps = github or default_github()
-    n = number
-    repo_name = deps.settings.check_repo(repo)
-    release = ctx.tag(tag) if tag else None
-    facts = facts_about(deps.knowledge, repo_name, n)
+    repo = deps.settings.check_repo(query.repo)
+    release = ctx.tag(query.tag) if query.tag else None
+    facts = facts_about(deps.knowledge, repo, n)
+    deadline = Deadline(deps.settings.deadline)
+    prover = Prover(deps, repo, deadline, ctx.store.known_tags())
     try:
-        issue = deps.client.get(f"/repos/{repo_name}/issues/{n}")
+        issue = deps.client.get(f"/repos/{repo}/issues/{n}", deadline=deadline)
     except GitHubNotFoundError:
         raise GitHubNotFoundError(
-            f"{repo_name} has no issue or PR #{n} (GitHub answered 404); check the number and the repository."
+            f"{repo} has no issue or PR #{n} (GitHub answered 404); check the number and the repository."
         ) from None
     except GitHubUnavailableError as exc:
         if not facts:
             raise GitHubUnavailableError(f"{exc} The knowledge base cites nothing as #{n} either.") from None
-        return _knowledge_only(deps, repo_name, n, release, facts, str(exc))
-    return _Lookup(deps, repo_name, n, issue).answer(release, facts)
+        return _knowledge_only(prover, n, release, facts, str(exc))
+    return _Lookup(prover, n, issue).answer(release, facts)
 
 
 class _Lookup:
-    """One live lookup: collects the fetches it makes and the notes they leave."""
+    """One live lookup: the item, the fetches it makes (through the prover, which keeps their notes)."""
 
-    def __init__(self, deps: GitHubDeps, repo: str, number: int, issue: Fetched) -> None:
-        self.deps, self.repo, self.number, self.issue = deps, repo, number, issue
+    def __init__(self, prover: Prover, number: int, issue: Fetched) -> None:
+        self.prover, self.number, self.issue = prover, number, issue
+        self.repo, self.client, self.deadline = prover.repo, prover.deps.client, prover.deadline
         self.data: dict[str, Any] = issue.data if isinstance(issue.data, dict) else {}
-        self.notes: list[str] = list(issue.notes)
+        prover.notes.extend(issue.notes)
 
-    def fetch(self, what: Callable[[], Fetched], about: str) -> Fetched | None:
-        try:
-            fetched = what()
-        except (GitHubUnavailableError, GitHubNotFoundError) as exc:
-            self.notes.append(f"{about}: {exc}")
-            return None
-        self.notes.extend(n for n in fetched.notes if n not in self.notes)
-        return fetched
+    def get(self, path: str, about: str) -> dict[str, Any] | None:
+        got = self.prover.fetch(lambda: self.client.get(path, deadline=self.deadline), about)
+        return got.data if got is not None and isinstance(got.data, dict) else None
 
     def answer(self, release: str | None, facts: list[KbFact]) -> IssueLookup:
         is_pr = isinstance(self.data.get("pull_request"), dict)
         pull: PullInfo | None = None
         linked: list[LinkedPr] = []
         if is_pr:
-            self.notes.insert(0, f"#{self.number} is a pull request, not an issue; answered as a PR.")
-            pull, shas = self._pull()
+            self.prover.notes.insert(0, f"#{self.number} is a pull request, not an issue; answered as a PR.")
+            pull, outcome = self._pull()
             fix_prs = [self.number] if pull.merged else []
         else:
-            linked, shas = self._links()
-            fix_prs = [pr.number for pr in linked if pr.closes_this and pr.merged]
-        first, misses = self._first_release(shas, fix_prs)
-        if first.method != "git_tag_contains" and shas:
-            self.notes.extend(f"first release: {m}" for m in misses)
+            linked, outcome, fix_prs = self._issue()
+        finding = self.prover.prove(outcome) if isinstance(outcome, Fix) else outcome
+        finding = self._curated_last(finding, fix_prs)
         live = LiveState(
             number=self.number,
             is_pr=is_pr,
@@ -108,7 +95,6 @@ class _Lookup:
             merged=pull.merged if pull else None,
             fix_prs=fix_prs,
         )
-        verdict = None if release is None else _verdict(release, first, live, facts)
         return IssueLookup(
             repo=self.repo,
             number=self.number,
@@ -124,81 +110,81 @@ class _Lookup:
             body_excerpt=body_excerpt(self.data.get("body")),
             pull=pull,
             linked_prs=linked,
-            first_release=first,
+            first_release=finding.first,
             tag=release,
-            fixed_in_your_release=verdict,
+            fixed_in_your_release=None if release is None else _verdict(self.prover, finding, release),
             knowledge=facts,
-            disagreements=disagreements(live, facts, first),
+            disagreements=disagreements(live, facts, finding.first),
             freshness=self.issue.freshness,
             age_seconds=round(self.issue.age) if self.issue.freshness == "cached" else None,
-            notes=self.notes,
+            notes=list(dict.fromkeys(self.prover.notes)),
         )
 
-    def _pull(self) -> tuple[PullInfo, list[str]]:
-        fetched = self.fetch(lambda: self.deps.client.get(f"/repos/{self.repo}/pulls/{self.number}"), "PR details")
-        data = fetched.data if fetched is not None and isinstance(fetched.data, dict) else {}
+    def _curated_last(self, finding: Finding, fix_prs: list[int]) -> Finding:
+        """The knowledge base, only where neither the live state nor a proof settled it."""
+        if finding.first.tag is not None or finding.first.released == "no":
+            return finding
+        curated = self.prover.curated([self.number, *fix_prs])
+        if curated is None:
+            return finding
+        detail = f"{curated.first.detail}; not proven: {finding.first.detail}"
+        return Finding(curated.first.model_copy(update={"detail": detail}))
+
+    def _pull(self) -> tuple[PullInfo, Fix | Finding]:
+        data = self.get(f"/repos/{self.repo}/pulls/{self.number}", "PR details")
         summary = self.data.get("pull_request") or {}
-        merged_at = data.get("merged_at") or summary.get("merged_at")
-        merged: bool | None = None
-        if "merged" in data:
-            merged = bool(data["merged"])
-        elif "merged_at" in summary:
-            merged = merged_at is not None
-        sha = data.get("merge_commit_sha") if merged else None
+        merged = None if data is None else MergedPr.of(self.number, data)
+        outcome = fix_of_pr(self.number, str(self.data.get("state")), merged, summary.get("merged_at"))
         pull = PullInfo(
-            merged=merged,
-            merged_at=merged_at,
-            merge_commit_sha=sha,
-            base_branch=(data.get("base") or {}).get("ref"),
-            closes=closing_references(data.get("body", self.data.get("body")), self.repo),
+            merged=merged.merged if merged is not None else None,
+            merged_at=merged.merged_at if merged is not None else summary.get("merged_at"),
+            merge_commit_sha=merged.sha if merged is not None else None,
+            base_branch=merged.branch if merged is not None else None,
+            closes=closing_references((data or {}).get("body", self.data.get("body")), self.repo),
         )
-        return pull, [check_sha(sha)] if isinstance(sha, str) else []
+        return pull, outcome
 
-    def _links(self) -> tuple[list[LinkedPr], list[str]]:
+    def _issue(self) -> tuple[list[LinkedPr], Fix | Finding, list[int]]:
         path = f"/repos/{self.repo}/issues/{self.number}/timeline"
-        fetched = self.fetch(lambda: self.deps.client.get_pages(path, {"per_page": 100}, max_pages=5), "timeline")
+        fetched = self.prover.fetch(
+            lambda: self.client.get_pages(path, {"per_page": 100}, max_pages=5, deadline=self.deadline), "timeline"
+        )
         timeline = fetched.data if fetched is not None else []
         linked = linked_prs(timeline, self.number, self.repo)
-        shas = []
-        for pr in [p for p in linked if p.closes_this and p.merged][:MAX_CLOSING_PRS]:
-            path = f"/repos/{self.repo}/pulls/{pr.number}"
-            got = self.fetch(partial(self.deps.client.get, path), f"PR #{pr.number}")
-            sha = got.data.get("merge_commit_sha") if got is not None and isinstance(got.data, dict) else None
-            if isinstance(sha, str):
-                shas.append(check_sha(sha))
-        closer = closed_by_commit(timeline)
-        if closer is not None and self.data.get("state_reason") != "not_planned":
-            shas.append(check_sha(closer))
-        return linked, list(dict.fromkeys(shas))
+        closing = [p for p in linked if p.closes_this]
+        confirmed = [self._confirm(p) for p in [p for p in closing if p.merged][:MAX_CLOSING_PRS]]
+        unmerged = [p.number for p in closing if not p.merged]
+        unmerged += [m.number for m in confirmed if not m.merged]
+        fix_prs = [m.number for m in confirmed if m.merged]
+        if fetched is None and self.data.get("state") == "closed":
+            return linked, no_release(f"issue #{self.number} is closed; its timeline could not be read", "unknown"), []
+        closer = closed_by_commit(timeline, self.repo)
+        return linked, fix_of_issue(self.number, self.data, confirmed, unmerged, closer), fix_prs
 
-    def _first_release(self, shas: list[str], fix_prs: list[int]) -> tuple[FirstRelease, list[str]]:
-        def from_notes() -> FirstRelease:
-            path = f"/repos/{self.repo}/releases"
-            got = self.fetch(lambda: self.deps.client.get_pages(path, {"per_page": 100}), "release notes")
-            if got is None:
-                return FirstRelease(tag=None, method="none", detail="release notes unavailable", certain=False)
-            return first_release_from_notes(got.data, fix_prs, self.repo)
-
-        attempts: list[Callable[[], FirstRelease]] = []
-        if shas:
-            attempts.append(lambda: first_release_from_git(self.deps.settings.git_repo_dir, shas))
-        if fix_prs:
-            attempts.append(from_notes)
-        numbers = [self.number, *fix_prs]
-        attempts.append(lambda: first_release_from_knowledge(self.deps.knowledge, self.repo, numbers))
-        return first_found(attempts)
+    def _confirm(self, pr: LinkedPr) -> MergedPr:
+        """A closing PR the timeline calls merged, as /pulls/N has it (the timeline's summary is not enough)."""
+        data = self.get(f"/repos/{self.repo}/pulls/{pr.number}", f"PR #{pr.number}")
+        if data is None:
+            return MergedPr(number=pr.number, merged=True, merged_at=None, sha=None, branch=None)
+        return MergedPr.of(pr.number, data)
 
 
-def _knowledge_only(
-    deps: GitHubDeps, repo: str, n: int, release: str | None, facts: list[KbFact], why: str
-) -> IssueLookup:
-    first = first_release_from_knowledge(deps.knowledge, repo, [n])
+def _verdict(prover: Prover, finding: Finding, release: str) -> Verdict:
+    """The evidence's verdict for `release`; a release that is not a tag of the repository gets none."""
+    verdict = finding.verdict(release)
+    if verdict != "no" and release not in prover.known_tags():
+        prover.notes.append(f"{release} is not a known tag of {prover.repo}; whether it has the fix is unknown.")
+        return "unknown"
+    return verdict
+
+
+def _knowledge_only(prover: Prover, n: int, release: str | None, facts: list[KbFact], why: str) -> IssueLookup:
+    repo = prover.repo
+    finding = prover.curated([n]) or no_release(
+        "GitHub could not be asked and no curated fact gives a release", "unknown"
+    )
     is_pr = all(f.cited_as == "pr" for f in facts)
-    verdict = None
-    if release is not None:
-        verdict = fixed_in_release(release, first)
-        if first.tag is None and facts and all(f.status in _UNFIXED for f in facts if f.status):
-            verdict = "no" if any(f.status for f in facts) else "unknown"
+    verdict = None if release is None else _verdict(prover, finding, release)
     return IssueLookup(
         repo=repo,
         number=n,
@@ -214,22 +200,12 @@ def _knowledge_only(
         body_excerpt=None,
         pull=None,
         linked_prs=[],
-        first_release=first,
+        first_release=finding.first,
         tag=release,
         fixed_in_your_release=verdict,
         knowledge=facts,
         disagreements=[],
         freshness="knowledge_only",
         age_seconds=None,
-        notes=[f"{why} Answered from the knowledge base only; GitHub's live state is unknown."],
+        notes=[f"{why} Answered from the knowledge base only; GitHub's live state is unknown.", *prover.notes],
     )
-
-
-def _verdict(release: str, first: FirstRelease, live: LiveState, facts: list[KbFact]) -> Verdict:
-    if live.is_pr and live.merged is False:
-        return "no"
-    verdict = fixed_in_release(release, first)
-    statuses = [f.status for f in facts if f.status]
-    if verdict == "unknown" and not live.fix_prs and statuses and all(s in _UNFIXED for s in statuses):
-        return "no"
-    return verdict

@@ -11,7 +11,8 @@ SPEC = ToolSpec(
     title="Search vLLM issues",
     description=(
         "GitHub issue and PR search in the vLLM repository: short rows (number, title, state, labels, dates, "
-        'url, curated facts citing it). Example: search_issues(query="nvfp4 moe sm120", state="open")'
+        "url, curated facts citing it, a release only as lookup_issue's rules allow). "
+        'Example: search_issues(query="nvfp4 moe sm120", state="open")'
     ),
     query=SearchIssuesQuery,
     result=IssueSearch,

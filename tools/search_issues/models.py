@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vllm_quant_mcp.knowledge.github.answers import RowRelease
 from vllm_quant_mcp.tools.spec import Cli
 
 __all__ = ["IssueRow", "IssueSearch", "SearchIssuesQuery"]
@@ -35,6 +36,7 @@ class IssueRow(BaseModel):
     closed_at: str | None
     url: str
     knowledge: list[str] = Field(description="Ids of curated facts citing this number.")
+    first_release: RowRelease = Field(description="None for open/unmerged/not planned; else curated at most.")
 
 
 class IssueSearch(BaseModel):

@@ -9,5 +9,9 @@ __all__ = ["render"]
 
 def render(result: IssueSearch) -> str:
     lines = [f"{result.total_count} results for {result.query!r} [{result.freshness}]"]
-    lines += [f"  #{r.number:<6} {r.kind:<5} {r.state:<6} {r.title}" for r in result.rows]
+    lines += [
+        f"  #{r.number:<6} {r.kind:<5} {r.state:<6} {r.title}  [release: {r.first_release.tag or '-'}, "
+        f"{r.first_release.basis}]"
+        for r in result.rows
+    ]
     return "\n".join(lines)

@@ -1,4 +1,10 @@
-"""`search_issues`: GitHub's issue search in one allowed repository, rows marked with the curated facts citing them."""
+"""`search_issues`: GitHub's issue search in one allowed repository, rows marked with the curated facts citing them.
+
+A row's release follows the lookup's rules without its proof: an open issue, an
+unmerged PR or one closed as not planned is in no release; otherwise only a
+curated fact may name one, marked curated and unverified, and only a known tag;
+lookup_issue proves it. The search runs under one deadline, like a lookup.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,13 @@ from datetime import date
 from typing import Any
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+from vllm_quant_mcp.knowledge.github.answers import RowRelease
+from vllm_quant_mcp.knowledge.github.deadline import Deadline
+from vllm_quant_mcp.knowledge.github.fixes import Finding, no_release
 from vllm_quant_mcp.knowledge.github.kb import facts_about
 from vllm_quant_mcp.knowledge.github.links import item_url, labels
+from vllm_quant_mcp.knowledge.github.live import settled_by_state
+from vllm_quant_mcp.knowledge.github.prover import Prover
 from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -44,12 +54,15 @@ def search_issues(
         q += f" created:>={day.isoformat()}"
     if not 1 <= limit <= 100:
         raise InvalidInputError(f"limit {limit} must be between 1 and 100.")
-    fetched = deps.client.get("/search/issues", {"q": q, "per_page": limit})
+    deadline = Deadline(deps.settings.deadline)
+    fetched = deps.client.get("/search/issues", {"q": q, "per_page": limit}, deadline=deadline)
     data = fetched.data if isinstance(fetched.data, dict) else {}
     notes = list(fetched.notes)
     if data.get("incomplete_results"):
         notes.append("GitHub's search timed out on its side; the results may be incomplete.")
-    rows = [_row(deps.knowledge, repo_name, item) for item in data.get("items") or [] if isinstance(item, dict)]
+    prover = Prover(deps, repo_name, deadline, ctx.store.known_tags())
+    rows = [_row(prover, item) for item in data.get("items") or [] if isinstance(item, dict)]
+    notes += [n for n in dict.fromkeys(prover.notes) if n not in notes]
     return IssueSearch(
         repo=repo_name,
         query=q,
@@ -72,9 +85,19 @@ def _search_terms(query: str) -> str:
     return text
 
 
-def _row(knowledge: KnowledgeBase, repo: str, item: dict[str, Any]) -> IssueRow:
+def _row(prover: Prover, item: dict[str, Any]) -> IssueRow:
+    repo = prover.repo
     number = int(item.get("number") or 0)
     is_pr = isinstance(item.get("pull_request"), dict)
+    facts = facts_about(prover.deps.knowledge, repo, number)
+    finding = settled_by_state(number, item)
+    if finding is None and facts:
+        finding = prover.curated([number])
+        if finding is not None:
+            detail = f"{finding.first.detail}; lookup_issue proves it"
+            finding = Finding(finding.first.model_copy(update={"detail": detail}))
+    if finding is None:
+        finding = no_release(f"not proven here: lookup_issue(number={number}) proves its first release", "unknown")
     return IssueRow(
         number=number,
         kind="pr" if is_pr else "issue",
@@ -85,5 +108,6 @@ def _row(knowledge: KnowledgeBase, repo: str, item: dict[str, Any]) -> IssueRow:
         created_at=item.get("created_at"),
         closed_at=item.get("closed_at"),
         url=str(item.get("html_url") or item_url(repo, number, is_pr)),
-        knowledge=[f.id for f in facts_about(knowledge, repo, number)],
+        knowledge=[f.id for f in facts],
+        first_release=RowRelease.of(finding.first),
     )

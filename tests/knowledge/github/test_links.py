@@ -53,15 +53,26 @@ def test_linked_prs_put_merged_closing_prs_first_and_skip_issues_and_other_repos
     assert rows == [(30, True, True), (32, False, True), (31, False, False)]
 
 
+def closed(sha: str | None, repo: str = REPO) -> dict[str, Any]:
+    url = f"https://api.github.com/repos/{repo}/commits/{sha}" if sha else None
+    return {"event": "closed", "commit_id": sha, "commit_url": url}
+
+
 def test_the_commit_that_closed_an_issue_is_the_last_closed_event_naming_one() -> None:
     timeline = [
-        {"event": "closed", "commit_id": "a" * 40},
+        closed("a" * 40),
         {"event": "reopened"},
-        {"event": "referenced", "commit_id": "c" * 40},
-        {"event": "closed", "commit_id": "b" * 40},
+        {"event": "referenced", "commit_id": "c" * 40, "commit_url": f"https://api.github.com/repos/{REPO}/commits/c"},
+        closed("b" * 40),
     ]
-    assert closed_by_commit(timeline) == "b" * 40
-    assert closed_by_commit([{"event": "closed", "commit_id": None}]) is None
+    assert closed_by_commit(timeline, REPO) == "b" * 40
+    assert closed_by_commit([closed(None)], REPO) is None
+
+
+def test_a_commit_pushed_to_a_fork_that_closed_the_issue_is_not_the_repositorys_fix() -> None:
+    assert closed_by_commit([closed("a" * 40), closed("b" * 40, repo="someone/vllm")], REPO) == "a" * 40
+    assert closed_by_commit([closed("b" * 40, repo="someone/vllm")], REPO) is None
+    assert closed_by_commit([{"event": "closed", "commit_id": "d" * 40, "commit_url": None}], REPO) is None
 
 
 def test_a_body_excerpt_drops_template_comments_collapses_space_and_stops_at_500_chars() -> None:

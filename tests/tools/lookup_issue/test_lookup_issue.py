@@ -1,4 +1,8 @@
-"""lookup_issue and search_issues against a local GitHub-shaped server, a local tagged git history and the real KB."""
+"""lookup_issue and search_issues against a local GitHub-shaped server and the real KB, with no git remote reachable.
+
+Without git, a merged fix is placed by the release notes at most; the proofs from a real
+git history are in test_scenarios.py.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.clock import Clock
-from support.githubapi import GitHubApi, TaggedRepo, fill_git_cache, issue_json, pull_json, tagged_repo
+from support.clock import START, Clock
+from support.githubapi import GitHubApi, issue_json, pull_json
+from support.issue_world import cross_ref
 
 from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
 from vllm_quant_mcp.knowledge.github.client import GitHubClient, GitHubNotFoundError, GitHubUnavailableError
@@ -24,11 +29,7 @@ from vllm_quant_mcp.tools.search_issues.tool import search_issues as run_search
 
 REPO = "vllm-project/vllm"
 TOKEN = "ghp_SENTINEL0123456789abcdefSENTINEL"
-
-
-@pytest.fixture(scope="module")
-def upstream(tmp_path_factory: pytest.TempPathFactory) -> TaggedRepo:
-    return tagged_repo(tmp_path_factory.mktemp("upstream"))
+FIX = "7d98953f3abebe75fe6dfef215bdd1800bba71be"
 
 
 def lookup_issue(ctx: ToolContext, number: Any, github: GitHubDeps, **options: Any) -> IssueLookup:
@@ -39,21 +40,8 @@ def search_issues(ctx: ToolContext, query: str, github: GitHubDeps, **options: A
     return run_search(ctx, SearchIssuesQuery(query=query, **options), github=github)
 
 
-def cross_ref(number: int, body: str, merged: bool) -> dict[str, Any]:
-    issue = {
-        "number": number,
-        "title": f"PR {number}",
-        "state": "closed" if merged else "open",
-        "body": body,
-        "pull_request": {"merged_at": "2025-02-03T04:05:06Z" if merged else None},
-        "html_url": f"https://github.com/{REPO}/pull/{number}",
-        "repository": {"full_name": REPO},
-    }
-    return {"event": "cross-referenced", "source": {"type": "issue", "issue": issue}}
-
-
-def serve_world(api: GitHubApi, upstream: TaggedRepo) -> None:
-    """Issue 10, fixed by merged PR 12 (merge commit = upstream's fix commit), mentioned by open PR 13."""
+def serve_world(api: GitHubApi) -> None:
+    """Issue 10, fixed by merged PR 12 (whose notes name it in v0.2.0), mentioned by open PR 13; tags v0.1-v0.3."""
     api.issues[10] = issue_json(
         REPO,
         10,
@@ -67,31 +55,33 @@ def serve_world(api: GitHubApi, upstream: TaggedRepo) -> None:
     )
     api.timelines[10] = [
         {"event": "labeled", "label": {"name": "bug"}},
-        cross_ref(13, "Related: #10", merged=False),
-        cross_ref(12, "Fixes #10", merged=True),
+        cross_ref(13, "Related: #10", None, "open"),
+        cross_ref(12, "Fixes #10", "2025-02-03T04:05:06Z", "closed"),
         {"event": "closed", "commit_id": None},
     ]
     api.issues[12] = issue_json(REPO, 12, title="Fix FP8 scales", state="closed", body="Fixes #10 and closes #11")
     api.issues[12]["pull_request"] = {"merged_at": "2025-02-03T04:05:06Z"}
-    api.pulls[12] = pull_json(REPO, 12, upstream.commits["fix"], body="Fixes #10 and closes #11")
+    api.pulls[12] = pull_json(REPO, 12, FIX, body="Fixes #10 and closes #11")
     api.releases = [
         {"tag_name": "v0.3.0", "body": "* Other change in https://github.com/vllm-project/vllm/pull/120"},
         {"tag_name": "v0.2.0", "body": "* Fix FP8 scales by @a in https://github.com/vllm-project/vllm/pull/12"},
         {"tag_name": "v0.1.0", "body": "First release"},
     ]
+    api.tags = [{"name": t, "commit": {"sha": "0" * 40}} for t in ("v0.3.0", "v0.2.0", "v0.1.0", "nightly")]
 
 
 @pytest.fixture
-def api(upstream: TaggedRepo) -> Iterator[GitHubApi]:
+def api() -> Iterator[GitHubApi]:
     with GitHubApi(page_size=2) as server:
-        serve_world(server, upstream)
+        serve_world(server)
         yield server
 
 
 def make_deps(api_url: str, cache_root: Path, clock: Clock | None = None, **env: str) -> GitHubDeps:
+    """The lookup's dependencies with no git history (the remote unreachable): compare and notes only."""
     config = GitHubSettings.from_env({"VLLM_QUANT_MCP_GITHUB_API": api_url, **env}, cache_root)
     client = GitHubClient(config.model_copy(update={"timeout": 0.5}), clock=clock or Clock())
-    return GitHubDeps(client, load_knowledge())
+    return GitHubDeps(client, load_knowledge(), None)
 
 
 @pytest.fixture
@@ -99,11 +89,12 @@ def ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(Store(tmp_path / "store"), "v0.3.0")
 
 
-@pytest.mark.parametrize(("tag", "verdict"), [("v0.1.0", "no"), ("v0.2.0", "yes"), ("0.3.0", "yes"), (None, None)])
-def test_an_issue_fixed_by_a_merged_pr_is_first_in_the_release_git_finds_containing_the_merge_commit(
-    api: GitHubApi, upstream: TaggedRepo, ctx: ToolContext, tmp_path: Path, tag: str | None, verdict: str | None
+@pytest.mark.parametrize(
+    ("tag", "verdict"), [("v0.1.0", "unknown"), ("v0.2.0", "yes"), ("0.3.0", "unknown"), (None, None)]
+)
+def test_without_git_a_merged_fix_is_placed_by_the_release_notes_which_answer_only_for_the_releases_they_name(
+    api: GitHubApi, ctx: ToolContext, tmp_path: Path, tag: str | None, verdict: str | None
 ) -> None:
-    fill_git_cache(upstream, tmp_path, unshallow=True)
     answer = lookup_issue(ctx, 10, tag=tag, github=make_deps(api.base_url, tmp_path))
     assert (answer.kind, answer.title, answer.state, answer.state_reason) == (
         "issue",
@@ -115,34 +106,22 @@ def test_an_issue_fixed_by_a_merged_pr_is_first_in_the_release_git_finds_contain
     assert answer.body_excerpt is not None and answer.body_excerpt.startswith("### Describe the bug garbage tokens")
     assert len(answer.body_excerpt) <= 500
     assert [(p.number, p.merged, p.closes_this) for p in answer.linked_prs] == [(12, True, True), (13, False, False)]
-    assert (answer.first_release.tag, answer.first_release.method) == ("v0.2.0", "git_tag_contains")
-    assert answer.first_release.containing == ["v0.2.0", "v0.3.0"]
+    first = answer.first_release
+    assert (first.tag, first.method, first.basis, first.certain) == ("v0.2.0", "release_notes", "release_notes", False)
     assert (answer.tag, answer.fixed_in_your_release) == (tag if tag is None else "v" + tag.lstrip("v"), verdict)
-    assert (answer.freshness, answer.knowledge, answer.disagreements, answer.notes) == ("live", [], [], [])
-    assert f"/repos/{REPO}/releases" not in api.paths()
-
-
-def test_with_only_the_shallow_release_tags_locally_the_first_release_comes_from_the_release_notes(
-    api: GitHubApi, upstream: TaggedRepo, ctx: ToolContext, tmp_path: Path
-) -> None:
-    fill_git_cache(upstream, tmp_path, unshallow=False)
-    answer = lookup_issue(ctx, "#10", tag="v0.1.0", github=make_deps(api.base_url, tmp_path))
-    assert (answer.first_release.tag, answer.first_release.method) == ("v0.2.0", "release_notes")
-    assert answer.first_release.detail == "the v0.2.0 release notes name #12"
-    assert answer.fixed_in_your_release == "no"
-    assert answer.notes == [
-        f"first release: commit {upstream.commits['fix'][:12]} is not in the local repository "
-        "(shallow, holding only fetched release tags)"
-    ]
+    assert (answer.freshness, answer.knowledge, answer.disagreements) == ("live", [], [])
+    assert answer.notes[0] == (
+        f"compare v0.2.0...{FIX[:12]}: GitHub has nothing at /repos/{REPO}/compare/v0.2.0...{FIX} (HTTP 404)."
+    )
 
 
 def test_a_pr_number_asked_as_an_issue_is_answered_as_a_pr(api: GitHubApi, ctx: ToolContext, tmp_path: Path) -> None:
-    answer = lookup_issue(ctx, 12, tag="v0.3.0", github=make_deps(api.base_url, tmp_path))
+    answer = lookup_issue(ctx, 12, tag="v0.2.0", github=make_deps(api.base_url, tmp_path))
     assert answer.kind == "pr"
     assert answer.notes[0] == "#12 is a pull request, not an issue; answered as a PR."
     assert answer.pull is not None
     assert (answer.pull.merged, answer.pull.base_branch, answer.pull.closes) == (True, "main", [10, 11])
-    assert answer.pull.merge_commit_sha == api.pulls[12]["merge_commit_sha"]
+    assert answer.pull.merge_commit_sha == FIX
     assert (answer.first_release.tag, answer.first_release.method, answer.fixed_in_your_release) == (
         "v0.2.0",
         "release_notes",
@@ -150,12 +129,20 @@ def test_a_pr_number_asked_as_an_issue_is_answered_as_a_pr(api: GitHubApi, ctx: 
     )
 
 
-def test_an_unmerged_pr_is_in_no_release(api: GitHubApi, ctx: ToolContext, tmp_path: Path) -> None:
+def test_an_unmerged_pr_is_in_no_release_and_its_stale_test_merge_is_never_looked_for(
+    api: GitHubApi, ctx: ToolContext, tmp_path: Path
+) -> None:
     api.issues[14] = issue_json(REPO, 14, state="closed", pull_request={"merged_at": None})
-    api.pulls[14] = pull_json(REPO, 14, None, state="closed")
+    api.pulls[14] = pull_json(REPO, 14, None, state="closed") | {"merge_commit_sha": "6caa3a58" * 5}
     answer = lookup_issue(ctx, 14, tag="v0.3.0", github=make_deps(api.base_url, tmp_path))
-    assert (answer.pull and answer.pull.merged, answer.fixed_in_your_release) == (False, "no")
-    assert answer.first_release.tag is None
+    assert (answer.pull and answer.pull.merged, answer.pull and answer.pull.merge_commit_sha) == (False, None)
+    first = answer.first_release
+    assert (first.tag, first.released, first.certain, answer.fixed_in_your_release) == (None, "no", True, "no")
+    assert first.detail == (
+        "PR #14 was closed without merging: no release holds it (its merge_commit_sha is GitHub's test merge, "
+        "never a fix)"
+    )
+    assert api.paths() == [f"/repos/{REPO}/issues/14", f"/repos/{REPO}/pulls/14"]
 
 
 def test_a_stale_closed_issue_the_knowledge_base_calls_unfixed_is_flagged_closed_is_not_fixed(
@@ -169,19 +156,64 @@ def test_a_stale_closed_issue_the_knowledge_base_calls_unfixed_is_flagged_closed
         "GitHub shows #39407 closed (not_planned) but pain-gemma4-fp8-block records it closed_unfixed: "
         "closed is not fixed."
     ]
-    assert answer.fixed_in_your_release == "no"
+    assert (answer.first_release.detail, answer.fixed_in_your_release) == (
+        "issue #39407 was closed as not planned: not fixed",
+        "no",
+    )
 
 
-def test_an_open_issue_the_knowledge_base_calls_fixed_is_flagged_and_its_release_comes_from_the_kb(
+def test_an_open_issue_the_knowledge_base_calls_fixed_is_in_no_release_and_the_disagreement_is_shown(
     api: GitHubApi, ctx: ToolContext, tmp_path: Path
 ) -> None:
     api.issues[38652] = issue_json(REPO, 38652, state="open")
     api.timelines[38652] = []
-    answer = lookup_issue(ctx, 38652, tag="v0.18.0", github=make_deps(api.base_url, tmp_path))
-    assert (answer.first_release.tag, answer.first_release.method) == ("v0.19.0", "knowledge_base")
+    answer = lookup_issue(ctx, 38652, tag="v0.20.0", github=make_deps(api.base_url, tmp_path))
+    first = answer.first_release
+    assert (first.tag, first.released, first.method, first.certain) == (None, "no", "none", True)
+    assert first.detail == "issue #38652 is open: not fixed in any release"
     assert answer.fixed_in_your_release == "no"
     assert answer.knowledge[0].workaround is not None and answer.knowledge[0].workaround.startswith("On v0.19.0")
     assert answer.disagreements == ["pain-fp8-kv-mla-multiturn says fixed in v0.19.0, but #38652 is still open."]
+    assert f"/repos/{REPO}/releases" not in api.paths()
+
+
+def test_a_closed_issue_nothing_links_to_a_fix_falls_to_the_knowledge_base_marked_curated_and_unverified(
+    api: GitHubApi, ctx: ToolContext, tmp_path: Path
+) -> None:
+    api.issues[38652] = issue_json(REPO, 38652, state="closed", state_reason="completed")
+    api.timelines[38652] = [{"event": "closed", "commit_id": None}]
+    api.tags += [{"name": t, "commit": {"sha": "0" * 40}} for t in ("v0.19.0", "v0.20.0")]
+    answer = lookup_issue(ctx, 38652, tag="v0.20.0", github=make_deps(api.base_url, tmp_path))
+    first = answer.first_release
+    assert (first.tag, first.method, first.basis, first.certain) == (
+        "v0.19.0",
+        "knowledge_base",
+        "curated_unverified",
+        False,
+    )
+    assert first.detail == (
+        "curated, unverified: pain point pain-fp8-kv-mla-multiturn says fixed in v0.19.0; not proven: issue #38652 "
+        "was closed (completed) but no PR closes it and no commit of this repository closed it: no release can be "
+        "proven"
+    )
+    assert answer.fixed_in_your_release == "yes"
+
+
+def test_a_curated_release_that_is_not_a_tag_of_the_repository_is_never_named(
+    api: GitHubApi, ctx: ToolContext, tmp_path: Path
+) -> None:
+    api.issues[38652] = issue_json(REPO, 38652, state="closed", state_reason="completed")
+    api.timelines[38652] = []
+    answer = lookup_issue(ctx, 38652, tag="v0.3.0", github=make_deps(api.base_url, tmp_path))
+    assert (answer.first_release.tag, answer.first_release.released, answer.fixed_in_your_release) == (
+        None,
+        "unknown",
+        "unknown",
+    )
+    assert (
+        "knowledge base: pain point pain-fp8-kv-mla-multiturn says fixed in v0.19.0, but v0.19.0 is not a known tag; "
+        "not used." in answer.notes
+    )
 
 
 def test_offline_a_number_the_knowledge_base_cites_is_answered_knowledge_only(ctx: ToolContext, tmp_path: Path) -> None:
@@ -189,10 +221,19 @@ def test_offline_a_number_the_knowledge_base_cites_is_answered_knowledge_only(ct
         pass
     answer = lookup_issue(ctx, 38652, tag="v0.19.0", github=make_deps(gone.base_url, tmp_path))
     assert (answer.freshness, answer.state, answer.title) == ("knowledge_only", None, None)
-    assert (answer.first_release.tag, answer.fixed_in_your_release) == ("v0.19.0", "yes")
+    first = answer.first_release
+    assert (first.tag, first.basis, first.certain, answer.fixed_in_your_release) == (
+        "v0.19.0",
+        "curated_unverified",
+        False,
+        "yes",
+    )
     assert answer.notes == [
         f"GitHub unreachable at {gone.base_url} (ConnectError) and no cached answer for "
-        f"/repos/{REPO}/issues/38652. Answered from the knowledge base only; GitHub's live state is unknown."
+        f"/repos/{REPO}/issues/38652. Answered from the knowledge base only; GitHub's live state is unknown.",
+        f"known tags: GitHub unreachable at {gone.base_url} (ConnectError) and no cached answer for "
+        f"/repos/{REPO}/tags.",
+        "known tags: taken from the releases this server has registries for.",
     ]
 
 
@@ -216,10 +257,13 @@ def test_rate_limited_the_cached_answer_comes_back_with_its_age_and_no_request_i
     first = lookup_issue(ctx, 10, github=deps)
     again = lookup_issue(ctx, 10, github=deps)
     assert (first.freshness, first.age_seconds, first.title) == ("cached", 8 * 86400, "FP8 scales wrong")
-    assert first.notes[0] == "GitHub rate limit (HTTP 403) until 23:13:20 UTC; answered from the cache (8.0 days old)."
+    assert first.notes[0] == (
+        "GitHub rate limit (HTTP 403, core) until 23:13:20 UTC; answered from the cache (8.0 days old)."
+    )
     assert "timeline: " not in " ".join(first.notes)
     assert (
-        first.notes[1] == "GitHub rate limit: no requests until 23:13:20 UTC; answered from the cache (8.0 days old)."
+        first.notes[1]
+        == "GitHub rate limit (core): no requests until 23:13:20 UTC; answered from the cache (8.0 days old)."
     )
     assert (first.first_release.tag, first.linked_prs[0].number) == ("v0.2.0", 12)
     assert again.model_dump(exclude={"notes"}) == first.model_dump(exclude={"notes"})
@@ -310,6 +354,54 @@ def test_search_sends_one_repository_query_with_its_qualifiers_and_marks_rows_th
         (12, "pr", None, []),
     ]
     assert (result.total_count, result.freshness) == (2, "live")
+
+
+def test_search_rows_name_a_release_only_under_the_lookup_rules(
+    api: GitHubApi, ctx: ToolContext, tmp_path: Path
+) -> None:
+    merged = {"merged_at": "2026-01-04T00:00:00Z"}
+    api.search_items = [
+        issue_json(REPO, 38652, state="open"),
+        issue_json(REPO, 53585, pull_request={"merged_at": None}),
+        issue_json(REPO, 59042, state="closed", pull_request=merged),
+        issue_json(REPO, 39663, state="closed", state_reason="completed"),
+        issue_json(REPO, 10, state="closed", state_reason="completed"),
+    ]
+    api.tags.append({"name": "v0.21.0", "commit": {"sha": "0" * 40}})
+    result = search_issues(ctx, "fp8", github=make_deps(api.base_url, tmp_path))
+    rows = [(r.number, r.first_release.tag, r.first_release.released, r.first_release.basis) for r in result.rows]
+    assert rows == [
+        (38652, None, "no", "none"),
+        (53585, None, "no", "none"),
+        (59042, None, "unknown", "none"),
+        (39663, "v0.21.0", "yes", "curated_unverified"),
+        (10, None, "unknown", "none"),
+    ]
+    assert [r.first_release.detail for r in result.rows] == [
+        "issue #38652 is open: not fixed in any release",
+        "PR #53585 is open: no release holds it",
+        "not proven here: lookup_issue(number=59042) proves its first release",
+        "curated, unverified: version gate gate-v0.21.0-online-bias places the change in v0.21.0; "
+        "lookup_issue proves it",
+        "not proven here: lookup_issue(number=10) proves its first release",
+    ]
+    assert (
+        "knowledge base: pain point pain-cutlass-fp4-moe-ep says fixed in v0.32.0, but v0.32.0 is not a known tag; "
+        "not used." in result.notes
+    )
+
+
+def test_a_spent_search_quota_leaves_issue_lookups_served(api: GitHubApi, ctx: ToolContext, tmp_path: Path) -> None:
+    deps = make_deps(api.base_url, tmp_path)
+    reset = str(int(START) + 3600)
+    limit = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset, "X-RateLimit-Resource": "search"}
+    api.script("/search/issues", 403, limit)
+    with pytest.raises(GitHubUnavailableError, match=r"GitHub rate limit \(HTTP 403, search\)"):
+        search_issues(ctx, "fp8", github=deps)
+    assert lookup_issue(ctx, 10, github=deps).freshness == "live"
+    with pytest.raises(GitHubUnavailableError, match=r"rate limit \(search\): no requests until"):
+        search_issues(ctx, "fp8 kv", github=deps)
+    assert api.paths().count("/search/issues") == 1
 
 
 @pytest.mark.parametrize(
