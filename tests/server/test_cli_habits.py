@@ -88,3 +88,14 @@ def test_tags_json_marks_bundled_and_refreshed_tags(tmp_path: Path) -> None:
     known = {k["tag"]: k for k in json.loads(run_cli("tags", "--json", cache=tmp_path).stdout)["known"]}
     assert known["v0.32.0"] == {"tag": "v0.32.0", "bundled": True, "refreshed": True, "tree": False}
     assert known["v0.31.0"] == {"tag": "v0.31.0", "bundled": True, "refreshed": False, "tree": False}
+
+
+def test_the_fast_version_answer_is_the_one_the_parser_gives(capsys: pytest.CaptureFixture[str]) -> None:
+    from vllm_quant_mcp.server.cli import main as full
+    from vllm_quant_mcp.server.entry import main as entry
+
+    assert entry(["--version"]) == 0
+    fast = capsys.readouterr().out
+    with pytest.raises(SystemExit) as exited:
+        full(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out == fast
