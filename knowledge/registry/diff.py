@@ -58,10 +58,19 @@ class RegistryDiff(BaseModel):
 
 
 def _comparable(entry: Entry) -> dict[str, Any]:
-    """The entry's fields without its name and without any provenance (its own, or a field's such as where its
-    min capability is decided): those lines move every release."""
-    located = {k for k in type(entry).model_fields if isinstance(getattr(entry, k), Provenance)}
-    return entry.model_dump(exclude={"name", "provenance", *located})
+    """An entry's meaning: where its lines sit moves with every release and is no change to report."""
+    kept: dict[str, Any] = _located_nowhere(entry.model_dump(exclude={"name", "provenance"}))
+    return kept
+
+
+def _located_nowhere(value: Any) -> Any:
+    if isinstance(value, dict):
+        if {"path", "line", "permalink"} <= value.keys():  # a Provenance
+            return None
+        return {k: _located_nowhere(v) for k, v in value.items() if k != "line"}
+    if isinstance(value, list):
+        return [_located_nowhere(v) for v in value]
+    return value
 
 
 def diff_kind(old: list[Entry], new: list[Entry], kind: str) -> KindDiff:

@@ -397,7 +397,7 @@ async def test_nvfp4_kv_on_h200_is_listed_at_both_tags_but_only_v0_32_has_the_fa
     assert judged and {(j["verdict"], j["basis"], j["via"]) for j in judged} == {("yes", "source", "FLASHINFER")}
     assert any(e["path"] == FLASHINFER for j in judged for e in j["evidence"]) or judged[0]["evidence"]
     # check_gates: moving to v0.32.0 with NVFP4 KV breaks nothing; the v0.32.0 gate and registry entry back it.
-    (finding,) = [f for f in gates["findings"] if f["subject"] == "--kv-cache-dtype nvfp4"]
+    (finding,) = [f for f in gates["findings"] if f["subject"] == "--kv-cache-dtype nvfp4" and f["basis"] == "curated"]
     assert finding["severity"] != "breaks"
     assert "v0.32.0" in [g["version"] for g in finding["gates"]]
     nvfp4_at_32 = _names("v0.32.0", "kv_cache_dtypes")["nvfp4"]["provenance"]

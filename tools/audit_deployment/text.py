@@ -15,7 +15,7 @@ def render(result: AuditReport) -> str:
         if inv.error:
             lines.append(f"    unreadable: {inv.error}")
         for f in inv.findings:
-            lines.append(f"    [{f.severity}] {f.written}: {f.problem}")
+            lines.append(f"    [{f.severity}, {f.basis}] {f.written}: {f.problem}")
             lines.append(f"        action: {f.action}")
             if f.suggestions:
                 lines.append(f"        did you mean: {', '.join(f.suggestions)}")

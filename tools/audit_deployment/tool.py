@@ -61,7 +61,12 @@ def audit_deployment(
         )
         try:
             gates = CheckGatesQuery(
-                from_tag=start or to, to_tag=to, serve_command=inv.command, env=inv.env, registry_changes="none"
+                from_tag=start or to,
+                to_tag=to,
+                serve_command=inv.command,
+                env=inv.env,
+                gpu=query.gpu,
+                registry_changes="none",
             )
             result = check_gates(ctx, gates, knowledge=kb)
         except ServeCommandError as exc:
@@ -110,13 +115,14 @@ def _unresolved(finding: Finding, unresolved: list[str], tag: str) -> Finding:
             "gates": [],
             "citations": [],
             "evidence": [],
+            "support": [],
         }
     )
 
 
 def _where_else(ctx: ToolContext, finding: Finding) -> Finding:
     """With no pinned release, a name missing at the tag is looked up in every known release, to say when it was."""
-    if finding.changed_at is not None or finding.evidence:
+    if finding.changed_at is not None or finding.evidence or finding.support:
         return finding
     name = finding.subject
     flag, _, value = name.partition(" ")

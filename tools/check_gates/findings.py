@@ -14,8 +14,9 @@ from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, VersionGate
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.model import EnvVar, Registry
+from vllm_quant_mcp.knowledge.support.judgement import Basis
 
-from .models import Evidence, Finding, Severity, evidence, gate_ref
+from .models import Evidence, Finding, Severity, SupportEvidence, evidence, gate_ref
 from .walk import Walk
 
 __all__ = ["across", "env_findings", "gate_finding", "last_present", "make_finding", "naming", "when"]
@@ -37,6 +38,8 @@ def make_finding(
     where: Iterable[Evidence] = (),
     suggestions: Iterable[str] = (),
     citations: Iterable[CitationRef] = (),
+    support: Iterable[SupportEvidence] = (),
+    basis: Basis = "source",
 ) -> Finding:
     """A finding whose citations are those of its gates plus any given, without repeats.
 
@@ -51,12 +54,14 @@ def make_finding(
         subject=subject,
         written=written,
         severity=severity,
+        basis=basis,
         problem=problem,
         action=" ".join(part for part in (advice or action, also) if part),
         changed_at=changed_at,
         gates=refs,
         citations=list(unique.values()),
         evidence=list(where),
+        support=list(support),
         suggestions=list(suggestions),
     )
 
@@ -78,6 +83,7 @@ def gate_finding(walk: Walk, gate: VersionGate, subject: str, written: str, wher
         action=action,
         changed_at=gate.version,
         where=where,
+        basis="curated",
     )
 
 
@@ -148,7 +154,7 @@ def env_findings(walk: Walk, gates: list[VersionGate], name: str) -> list[Findin
             named,
             subject=name,
             written=name,
-            severity="breaks" if any(g.breaking for g in named) else "changes",
+            severity="changes",  # vLLM starts and ignores it: the same wherever a removed variable appears
             problem=f"{name} is not read at {to}: {when(walk, tag, changed_at)}; setting it silently has no effect.",
             action=f"Unset {name}.",
             changed_at=changed_at,

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef, cite
+from vllm_quant_mcp.knowledge.registry.matrix import Verdict
 from vllm_quant_mcp.knowledge.registry.model import Provenance
+from vllm_quant_mcp.knowledge.support.judgement import Basis
 from vllm_quant_mcp.tools.spec import Cli
 
 if TYPE_CHECKING:  # the knowledge base's models: the server builds these shapes at start-up without loading it
@@ -31,6 +33,7 @@ __all__ = [
     "Hop",
     "RegistryChange",
     "Severity",
+    "SupportEvidence",
     "evidence",
     "gate_ref",
 ]
@@ -78,6 +81,7 @@ class GateRef(BaseModel):
     """A curated version gate from the knowledge base."""
 
     id: str
+    basis: Literal["curated"] = "curated"
     version: str = Field(description="The release the change landed in.")
     change: str
     action: str
@@ -90,18 +94,30 @@ class GateMatch(GateRef):
     why: list[str] = Field(description="Which of the gate's affected items match the inputs, or why it is kept.")
 
 
+class SupportEvidence(BaseModel):
+    """How the one evaluator judged a value on the GPU at one end of the walk (source)."""
+
+    tag: str
+    verdict: Verdict
+    via: str | None = Field(default=None, description="The attention backend that takes a KV dtype.")
+    lines: list[str] = Field(default=[], description="Permalinks of the lines that decide.")
+    assumptions: list[str] = []
+
+
 class Finding(BaseModel):
     """What happens to one flag, flag value or env var of the given command at to_tag."""
 
     subject: str = Field(description="The flag (canonical name), flag value or env var concerned.")
     written: str = Field(description="How the command wrote it.")
     severity: Severity
+    basis: Basis = Field(description="curated: from a knowledge-base gate.")
     problem: str
     action: str
     changed_at: str | None = Field(description="The release where the change happened, walking from from_tag.")
     gates: list[GateRef] = Field(default=[], description="Curated gates behind this finding.")
     citations: list[CitationRef] = Field(default=[], description="Of the gates and curated facts used.")
     evidence: list[Evidence] = []
+    support: list[SupportEvidence] = Field(default=[], description="With a GPU: the verdict at from_tag and to_tag.")
     suggestions: list[str] = Field(default=[], description="Names that exist in to_tag's registry, closest first.")
 
 

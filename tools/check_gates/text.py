@@ -10,7 +10,7 @@ __all__ = ["render"]
 def render(result: CheckGatesResult) -> str:
     lines = [result.summary]
     for f in result.findings:
-        lines.append(f"  [{f.severity}] {f.written}: {f.problem}")
+        lines.append(f"  [{f.severity}, {f.basis}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
         if f.suggestions:
             lines.append(f"      did you mean: {', '.join(f.suggestions)}")

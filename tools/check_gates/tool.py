@@ -16,6 +16,7 @@ from vllm_quant_mcp.tools.context import ToolContext
 from .flags import command_findings
 from .hops import walk_hops
 from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, Hop, RegistryChange
+from .support import support_findings
 from .walk import Walk, resolve_walk, usage_of
 
 __all__ = ["check_gates"]
@@ -37,7 +38,7 @@ def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBa
     usage = usage_of(command, env, walk)
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
-    findings = command_findings(command, env, walk, kb, crossed)
+    findings = command_findings(command, env, walk, kb, crossed) + support_findings(command, walk, kb, gpus)
     hops = [
         hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
         for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)

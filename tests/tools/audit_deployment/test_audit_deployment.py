@@ -165,3 +165,17 @@ def test_a_name_missing_at_the_tag_alone_names_the_tag_once(ctx: ToolContext) ->
     (finding,) = report.invocations[0].findings
     assert finding.problem == "`fp9` is not a --quantization value at v0.32.0."
     assert finding.suggestions[:2] == ["fp8", "mxfp8"]
+
+
+def test_with_a_gpu_a_kv_dtype_no_backend_takes_there_is_invalid_from_the_source(ctx: ToolContext) -> None:
+    script = "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype nvfp4\n"
+
+    def audit(tag: str, gpu: str | None) -> AuditReport:
+        return audit_deployment(ctx, AuditQuery(text=script, filename="serve.sh", tag=tag, gpu=gpu))
+
+    refused = audit("v0.31.0", "h200")
+    ((finding,),) = [inv.findings for inv in refused.invocations]
+    assert (refused.ok, finding.severity, finding.basis) == (False, "breaks", "source")
+    assert [(s.tag, s.verdict) for s in finding.support] == [("v0.31.0", "no")]
+    assert "exists at" not in finding.problem
+    assert audit("v0.31.0", None).ok and audit("v0.31.0", "b200").ok and audit("v0.32.0", "h200").ok

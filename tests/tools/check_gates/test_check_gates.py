@@ -122,12 +122,16 @@ def test_the_same_tag_crosses_no_hop_but_still_checks_the_command(ctx: ToolConte
     assert finding.severity == "deprecated"
 
 
-def test_fp8_keeps_working_at_v0_31_0_but_its_meaning_changes(ctx: ToolContext) -> None:
+def test_fp8_keeps_working_at_v0_31_0_but_a_bf16_checkpoint_is_redirected_from_the_source(ctx: ToolContext) -> None:
+    (redirect,) = [r for r in raw("v0.32.0")["load_refusals"] if r["outcome"] == "redirected"]
+    assert not [r for r in raw("v0.30.0")["load_refusals"] if r["outcome"] == "redirected"]
     result = check_gates(ctx, "v0.30.0", "v0.32.0", "vllm serve m --quantization fp8")
-    finding = by_subject(result, "--quantization fp8")
-    assert (finding.severity, finding.changed_at) == ("changes", "v0.31.0")
-    assert "fp8_per_tensor" in finding.action
-    assert [g.id for g in finding.gates] == ["gate-v0.31.0-fp8-not-online"]
+    findings = [f for f in result.findings if f.subject == "--quantization fp8"]
+    (source,) = [f for f in findings if f.basis == "source"]
+    assert source.severity == "deprecated" and redirect["provenance"]["permalink"] in source.problem
+    assert redirect["redirect_to"] in source.action
+    (gate,) = [f for f in findings if f.basis == "curated"]
+    assert (gate.changed_at, [g.id for g in gate.gates]) == ("v0.31.0", ["gate-v0.31.0-fp8-not-online"])
     assert_grounded(result)
 
 
@@ -143,11 +147,49 @@ def test_an_env_var_dropped_from_envs_py_is_reported_with_the_gate(ctx: ToolCont
     (finding,) = result.findings
     assert (finding.subject, finding.severity, finding.changed_at) == (
         "VLLM_TEST_FORCE_FP8_MARLIN",
-        "breaks",
+        "changes",
         "v0.29.0",
     )
     assert [(e.tag, e.kind) for e in finding.evidence] == [("v0.28.0", "env_vars")]
     assert "--linear-backend marlin" in finding.action
+
+
+def test_every_removed_env_var_has_one_severity_whether_or_not_a_breaking_gate_names_it(ctx: ToolContext) -> None:
+    gone = {"VLLM_TEST_FORCE_FP8_MARLIN", "VLLM_ENGINE_ITERATION_TIMEOUT_S"}
+    assert gone <= names("v0.28.0", "env_vars") and not gone & names("v0.32.0", "env_vars")
+    result = check_gates(ctx, "v0.28.0", "v0.32.0", env=dict.fromkeys(gone, "1"))
+    findings = {f.subject: f for f in result.findings}
+    assert any(g.breaking for g in findings["VLLM_TEST_FORCE_FP8_MARLIN"].gates)
+    assert not findings["VLLM_ENGINE_ITERATION_TIMEOUT_S"].gates
+    assert {f.severity for f in findings.values()} == {"changes"}
+    assert {f.basis for f in findings.values()} == {"source"}
+
+
+def test_a_hop_that_loses_support_on_the_gpu_breaks_both_ways_and_a_gain_is_info(ctx: ToolContext) -> None:
+    command = "vllm serve m --kv-cache-dtype nvfp4"
+    downgrade = check_gates(ctx, "v0.32.0", "v0.31.0", serve_command=command, gpu="h200")
+    (down,) = [f for f in downgrade.findings if f.support]
+    assert (down.severity, down.basis) == ("breaks", "source")
+    assert [(s.tag, s.verdict, s.via) for s in down.support] == [
+        ("v0.32.0", "yes", "FLASHINFER"),
+        ("v0.31.0", "no", None),
+    ]
+    assert all(
+        line.startswith(f"https://github.com/vllm-project/vllm/blob/{s.tag}/") for s in down.support for line in s.lines
+    )
+    up = check_gates(ctx, "v0.31.0", "v0.32.0", serve_command=command, gpu="h200")
+    gained = [f for f in up.findings if f.basis == "source" and f.subject == "--kv-cache-dtype nvfp4"]
+    assert [f.severity for f in gained] == ["info"]
+    blackwell = check_gates(ctx, "v0.32.0", "v0.31.0", serve_command=command, gpu="b200")
+    assert not [f for f in blackwell.findings if f.support]
+
+
+def test_a_checkpoint_property_the_method_starts_refusing_is_a_source_change(ctx: ToolContext) -> None:
+    (refusal, *_) = [r for r in raw("v0.30.0")["load_refusals"] if "gptq_marlin" in r["methods"]]
+    assert not [r for r in raw("v0.29.0")["load_refusals"] if "gptq_marlin" in r["methods"]]
+    result = check_gates(ctx, "v0.29.0", "v0.30.0", serve_command="vllm serve m --quantization gptq_marlin")
+    refused = [f for f in result.findings if f.basis == "source" and refusal["provenance"]["permalink"] in f.problem]
+    assert [(f.severity, f.subject) for f in refused] == [("changes", "--quantization gptq_marlin")]
 
 
 def test_gpu_and_model_family_narrow_the_gates(ctx: ToolContext) -> None:

@@ -1,0 +1,158 @@
+"""What the hop does to the command's method and KV dtype on the caller's GPU, judged from the source at both ends.
+
+Presence is not support: `--kv-cache-dtype nvfp4` exists at v0.31.0 and v0.32.0, but on an H200
+only v0.32.0 has a backend that takes it. So with a GPU given, each value the command sets is
+judged at from_tag and at to_tag by the one evaluator; support lost on the way is a break
+whichever way the walk goes (checked at one tag: no support there is), support gained is
+info, and a checkpoint property the method starts refusing is a change the operator must
+check. Values absent at either end are left to the flag findings, which already break on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand
+from vllm_quant_mcp.knowledge.facts.kinds import Gpu
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+from vllm_quant_mcp.knowledge.registry.matrix import LoadRefusal
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.support.evaluate import kv_support, load_refusals, method_support
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
+
+from .findings import make_finding
+from .models import Finding, SupportEvidence
+from .walk import Walk
+
+__all__ = ["support_findings"]
+
+
+def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str]) -> list[Finding]:
+    """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given."""
+    if command is None:
+        return []
+    values = {f.option: f.value for f in command.flags if f.value is not None}
+    method = _value(walk, values, "--quantization")
+    kv = _value(walk, values, "--kv-cache-dtype")
+    out: list[Finding] = []
+    for gpu in _distinct(kb, gpus):
+        if method is not None:
+            out += _lost(walk, method[1], gpu, partial(_method, method[0]))
+        if kv is not None:
+            out += _lost(walk, kv[1], gpu, partial(_kv, kv[0]))
+    if method is not None and walk.direction != "same":
+        out += _new_refusals(walk, method[0], method[1])
+    return out
+
+
+def _method(value: str, registry: Registry, gpu: Gpu) -> Judgement | None:
+    return method_support(registry, value, gpu)
+
+
+def _kv(value: str, registry: Registry, gpu: Gpu) -> Judgement | None:
+    return kv_support(registry, value, gpu)
+
+
+def _value(walk: Walk, values: dict[str, str], flag: str) -> tuple[str, str] | None:
+    """(value, as written) for a flag whose value both ends define; aliases resolved through each registry."""
+    for written, value in values.items():
+        at_start, at_end = walk.start.find_flag(written), walk.end.find_flag(written)
+        if at_start and at_end and at_start[0].name == flag == at_end[0].name:
+            kind = "quantization_methods" if flag == "--quantization" else "kv_cache_dtypes"
+            if all(any(e.name == value for e in getattr(r, kind)) for r in (walk.start, walk.end)):
+                return value, f"{written} {value}"
+    return None
+
+
+def _distinct(kb: KnowledgeBase, ids: list[str]) -> list[Gpu]:
+    """One GPU per capability: two names for one chip (h100, h200) get one answer, not two."""
+    seen: set[tuple[str, int | None, str | None]] = set()
+    out = []
+    for gpu in (g for g in kb.gpus if g.id in ids):
+        key = (gpu.vendor, gpu.sm, gpu.gfx)
+        if key not in seen:
+            seen.add(key)
+            out.append(gpu)
+    return out
+
+
+def _lost(walk: Walk, written: str, gpu: Gpu, judge: Callable[[Registry, Gpu], Judgement | None]) -> list[Finding]:
+    """A break where the GPU loses it (or, checked at one tag, never had it); info where it gains it."""
+    start, end = walk.start.tag, walk.end.tag
+    before, after = judge(walk.start, gpu), judge(walk.end, gpu)
+    if (
+        before is None
+        or after is None
+        or (walk.direction != "same" and (before.verdict == "no") == (after.verdict == "no"))
+    ):
+        return []
+    if walk.direction == "same" and after.verdict != "no":
+        return []
+    lost = after.verdict == "no"
+    if walk.direction == "same":
+        problem = f"{after.subject} does not run on {gpu.id} at {end}: {after.why}"
+    elif lost:
+        problem = f"{after.subject} runs on {gpu.id} at {start} but not at {end}: {after.why}"
+    else:
+        problem = f"{after.subject} does not run on {gpu.id} at {start} ({before.why}) but does at {end}: {after.why}"
+    stay = f", or stay on {start}" if walk.direction != "same" else ""
+    return [
+        make_finding(
+            walk,
+            [],
+            subject=after.subject,
+            written=written,
+            severity="breaks" if lost else "info",
+            problem=problem,
+            action=f"Pick a value {end} runs on {gpu.id} (pick_format lists them){stay}."
+            if lost
+            else "Nothing to do; this GPU gains it.",
+            support=[_evidence(before), _evidence(after)] if walk.direction != "same" else [_evidence(after)],
+        )
+    ]
+
+
+def _new_refusals(walk: Walk, method: str, written: str) -> list[Finding]:
+    """Load-time refusals and redirects of the method that to_tag has and from_tag had not."""
+    had = {(r.property, r.message) for r in _load_changes(walk.start, method)}
+    out = []
+    for change in _load_changes(walk.end, method):
+        if (change.property, change.message) in had:
+            continue
+        where = change.provenance.permalink
+        if change.outcome == "redirected":
+            problem = (
+                f"At {walk.end.tag}, when {change.property}, --quantization {method} is sent to "
+                f"{change.redirect_to} before any config is built: {change.message} ({where})"
+            )
+            action = f"For a BF16/FP16 checkpoint, write --quantization {change.redirect_to}."
+        else:
+            problem = (
+                f"At {walk.end.tag}, {method} refuses a checkpoint where `{change.property}` holds and vLLM fails "
+                f"to start: {change.message} ({where})"
+            )
+            action = f"Check the checkpoint's quantization_config for `{change.property}` before moving."
+        out.append(
+            make_finding(
+                walk,
+                [],
+                subject=f"--quantization {method}",
+                written=written,
+                severity="deprecated" if change.outcome == "redirected" else "changes",
+                problem=problem,
+                action=action,
+            )
+        )
+    return out
+
+
+def _load_changes(registry: Registry, method: str) -> list[LoadRefusal]:
+    redirects = [r for r in registry.load_refusals if r.outcome == "redirected" and method in r.methods]
+    return [*load_refusals(registry, method), *redirects]
+
+
+def _evidence(j: Judgement) -> SupportEvidence:
+    return SupportEvidence(
+        tag=j.tag, verdict=j.verdict, via=j.via, lines=[e.permalink for e in j.evidence], assumptions=j.assumptions
+    )
