@@ -10,8 +10,8 @@ SPEC = ToolSpec(
     name="list_tags",
     title="List known vLLM tags",
     description=(
-        "vLLM release tags this server can answer for (bundled or refreshed), and the default tag. "
-        'Call first to pin a tag. Example: list_tags() -> {"tags": ["v0.14.0", ..., "v0.33.0"], "default_tag": ...}'
+        "Known release tags, each marked bundled or refreshed, and the default; call first to pin a tag. "
+        'E.g. list_tags() -> {"tags": ["v0.14.0", ...], "default_tag": ...}'
     ),
     query=ListTagsQuery,
     result=TagList,

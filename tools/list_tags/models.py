@@ -15,12 +15,12 @@ class ListTagsQuery(BaseModel):
 
 class KnownTag(BaseModel):
     tag: str
-    bundled: bool = Field(description="Its registry ships with the package.")
-    refreshed: bool = Field(description="`refresh` derived its registry into the cache (used over the bundled one).")
-    tree: bool = Field(description="Its source tree is cached: grep, read and symbol need no download.")
+    bundled: bool = Field(description="Shipped with the package.")
+    refreshed: bool = Field(description="Refreshed into the cache (wins over bundled).")
+    tree: bool = Field(description="Source tree cached: grep needs no download.")
 
 
 class TagList(BaseModel):
     tags: list[str]
     default_tag: str
-    known: list[KnownTag] = Field(description="Per tag, oldest first: bundled, refreshed, source tree cached.")
+    known: list[KnownTag] = Field(description="Per tag, oldest first.")
