@@ -4,6 +4,10 @@ Heavy modules (the store, gitpython, tree-sitter, httpx) are imported on the
 first tool call, never at start-up, and tools/list is answered from a listing
 shipped with the package: an agent's client spawns this process on every
 session and waits for tools/list.
+
+Beyond what MCPServer does by itself, the server pages resources/list, answers
+logging/setLevel (mcp_progress.py) and completion/complete (mcp_completions.py), and
+rewrites argument errors the SDK raises into the one-line form of mcp_errors.py.
 """
 
 from __future__ import annotations
@@ -15,18 +19,30 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, ParamSpec, TypeVar
 
-from mcp.server import MCPServer
+from mcp.server import MCPServer, ServerRequestContext
 from mcp.server.mcpserver.context import Context
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    InputRequiredResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+)
 from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
 
+from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.spec import ToolSpec
 
-from .schemas import compact_input_schema, shallow_output_schema
+from .schemas import compact_input_schema, described_output_schema
 
 __all__ = ["TOOLS_LIST", "LazyContext", "VllmQuantServer", "build_server", "shipped_tools"]
 
 TOOLS_LIST = "tools_list.json"
+RESOURCES_PAGE = 50
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -80,7 +96,7 @@ class VllmQuantServer(MCPServer):
                 update={
                     "description": " ".join((tool.description or "").split()),
                     "input_schema": compact_input_schema(tool.input_schema),
-                    "output_schema": shallow_output_schema(tool.output_schema),
+                    "output_schema": described_output_schema(tool.output_schema),
                 }
             )
             for tool in await super().list_tools()
@@ -93,11 +109,62 @@ class VllmQuantServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         self._ensure_tools()
-        return await super().call_tool(name, arguments, context)
+        try:
+            _refuse_unknown_arguments(name, arguments)
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            raise ToolError(_error_text(name, exc)) from exc.__cause__
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        """RESOURCES_PAGE resources at a time (MCPServer itself ignores the cursor); the cursor is an offset."""
+        everything = await self.list_resources()
+        cursor = params.cursor if params else None
+        if cursor is not None and not (cursor.isdigit() and int(cursor) < len(everything)):
+            raise MCPError(code=INVALID_PARAMS, message=f"cursor {cursor!r} is not one resources/list gave")
+        start = int(cursor or 0)
+        end = start + RESOURCES_PAGE
+        return ListResourcesResult(
+            resources=everything[start:end], next_cursor=str(end) if end < len(everything) else None
+        )
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        self._ensure_tools()  # the low-level server validates arguments against it before call_tool
+        self._ensure_tools()  # read to check Mcp-Param-* headers of 2026-07-28 streamable HTTP requests
         return super()._tool_input_schema(name)
+
+
+def _spec(name: str) -> ToolSpec[Any, Any] | None:
+    from .toolsets import mcp_specs
+
+    return next((s for s in mcp_specs() if s.name == name), None)
+
+
+def _refuse_unknown_arguments(name: str, arguments: dict[str, Any]) -> None:
+    from .mcp_errors import unknown_arguments_text
+
+    spec = _spec(name)
+    text = unknown_arguments_text(arguments, spec.query.model_fields) if spec is not None else None
+    if text is not None:
+        raise ToolError(text)
+
+
+def _error_text(name: str, exc: ToolError) -> str:
+    """The SDK's "Error executing tool X: ..." as one line the model can act on."""
+    from .mcp_errors import arguments_text
+    from .toolsets import mcp_specs
+
+    spec, cause = _spec(name), exc.__cause__
+    if isinstance(cause, ValidationError) and spec is not None:
+        return arguments_text(cause, spec.query.model_fields)
+    if isinstance(cause, ToolError):
+        return str(cause)
+    if spec is None:
+        guess = nearest(name, [s.name for s in mcp_specs()], cutoff=0.5)
+        return f"unknown tool {name!r}" + (f"; did you mean {guess[0]}?" if guess else "") + "; tools/list names all."
+    return str(exc)
 
 
 @functools.cache
@@ -107,7 +174,7 @@ def shipped_tools() -> list[MCPTool]:
 
 
 def build_server(context: Callable[[], ToolContext]) -> VllmQuantServer:
-    from . import mcp_prompts, mcp_resources
+    from . import mcp_completions, mcp_progress, mcp_prompts, mcp_resources
 
     lazy = LazyContext(context)
 
@@ -119,6 +186,8 @@ def build_server(context: Callable[[], ToolContext]) -> VllmQuantServer:
     server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_resources.register(server, lazy)
     mcp_prompts.register(server)
+    mcp_completions.register(server, lazy)
+    mcp_progress.register_logging(server)
     return server
 
 

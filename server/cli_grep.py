@@ -23,6 +23,7 @@ _FLAGS = {"-F": "fixed_string", "--fixed-string": "fixed_string", "-i": "ignore_
 _VALUES = {"--tag": "tag", "--path-glob": "path_glob", "-C": "context", "--context": "context"}
 _VALUES["--max-results"] = "max_results"
 _MAX_LINE_CHARS = 1000  # sources/tree.py's clip_line, which the tool applies
+_REPOSITORY_URL = "https://github.com/vllm-project/vllm"  # sources/tree.py's, behind every permalink
 
 
 def _parse(argv: Sequence[str]) -> dict[str, object] | None:
@@ -64,6 +65,15 @@ def _clip(line: str) -> str:
     if len(line) <= _MAX_LINE_CHARS:
         return line
     return f"{line[:_MAX_LINE_CHARS]}… [line continues for {len(line) - _MAX_LINE_CHARS} more characters]"
+
+
+def _count(shown: int, total: int, counted_all: bool) -> str:
+    """tools/paging.py's more_line for a first page without a cursor (this path prints no cursor: --max-results)."""
+    if not shown:
+        return "no matching lines"
+    if shown == total:
+        return f"{total} matching lines, all on this page"
+    return f"{shown} of {'' if counted_all else 'at least '}{total} matching lines on this page"
 
 
 def grep(argv: Sequence[str]) -> int | None:
@@ -113,7 +123,11 @@ def grep(argv: Sequence[str]) -> int | None:
         out += [f"{path}-{hit.line - len(before) + i}-{_clip(b)}" for i, b in enumerate(before)]
         out.append(f"{path}:{hit.line}:{_clip(blob[hit.start : hit.end].decode('utf-8', 'replace'))}")
         out += [f"{path}-{hit.line + 1 + i}-{_clip(a)}" for i, a in enumerate(after)]
-    out.append(f"[{tag}] {found.total} matching lines in {found.files_searched} files searched")
+    if found.hits:
+        out.append(f"permalink of path:line = {_REPOSITORY_URL}/blob/{tag}/<path>#L<line>")
+    out.append(
+        f"[{tag}] {found.files_searched} files searched; {_count(len(found.hits), found.total, found.counted_all)}"
+    )
     if found.total > len(found.hits):
         out.append(
             f"showing {len(found.hits)} of {found.total} matching lines; narrow with --path-glob "

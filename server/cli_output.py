@@ -52,6 +52,6 @@ def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Nam
     from .cli_tables import TABLES, show
 
     if spec.name in TABLES:
-        show(spec.name, result, stream)
+        show(spec.name, result, stream, lambda text: spelled(text, *spelling(spec, args.spell)))
         return
     stream.write(human_text(spec, result, args.spell) + "\n")

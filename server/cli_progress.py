@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from vllm_quant_mcp.knowledge.progress import Step, listening
@@ -35,45 +36,60 @@ def amount(stage: str, done: int, total: int | None) -> str:
     return f"{done:,}/{total:,} {unit}" if total else f"{done:,} {unit}"
 
 
+@dataclass
+class _Seen:
+    """What was last shown of a stage: its message, count, tenth (or digit count) and when."""
+
+    message: str
+    done: int
+    mark: int
+    at: float
+    finished: bool = False
+    task: Any = None
+
+
 class StderrProgress:
-    """A progress sink for the CLI; `close()` ends the bars (the context manager below does it)."""
+    """A progress sink for the CLI; `close()` ends the bars (the context manager below does it).
+
+    A stage is one line of output (or one bar) while it runs, whatever message each step
+    carries (derive names the kind it is on); a step that starts over (a count going back, or
+    a new message at zero, e.g. the package index after git failed) starts a new one.
+    """
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.terminal = self.stream.isatty()
-        self._marks: dict[tuple[str, str], tuple[int, float]] = {}
-        self._finished: set[tuple[str, str]] = set()
+        self._seen: dict[str, _Seen] = {}
         self._bars: Any = None
-        self._tasks: dict[tuple[str, str], Any] = {}
 
     def __call__(self, step: Step) -> None:
-        if self.terminal:
-            self._bar(step)
-        else:
-            self._line(step)
-
-    def _line(self, step: Step) -> None:
-        key = (step.stage, step.message)
-        if key in self._finished:
-            return
+        seen = self._seen.get(step.stage)
         finished = step.total is not None and step.done >= step.total
         mark = step.done * 10 // step.total if step.total else len(str(step.done))
         now = time.monotonic()
-        if key in self._marks and not finished:
-            last_mark, last_time = self._marks[key]
-            if mark == last_mark or now - last_time < LINE_INTERVAL_S:
-                return
-        self._marks[key] = (mark, now)
-        if finished:
-            self._finished.add(key)
-        percent = f" {step.done * 100 // step.total}%" if step.total else ""
-        state = ", done" if finished else ""
-        self.stream.write(
-            f"{step.stage}: {step.message}{percent} ({amount(step.stage, step.done, step.total)}{state})\n"
+        restart = seen is not None and (
+            step.done < seen.done or (step.done == 0 and step.message != seen.message) or seen.finished
         )
+        if seen is None or restart:
+            seen = self._seen[step.stage] = _Seen(step.message, step.done, mark, now)
+            shown = True
+        else:
+            shown = finished or (mark != seen.mark and now - seen.at >= LINE_INTERVAL_S)
+            seen.message, seen.done = step.message, step.done
+        if self.terminal:
+            self._bar(step, seen)
+        elif shown:
+            seen.mark, seen.at = mark, now
+            self._line(step, finished)
+        seen.finished = finished
+
+    def _line(self, step: Step, finished: bool) -> None:
+        percent = f" {step.done * 100 // step.total}%" if step.total else ""
+        parts = [part for part in (amount(step.stage, step.done, step.total), "done" if finished else "") if part]
+        self.stream.write(f"{step.stage}: {step.message}{percent}" + (f" ({', '.join(parts)})" if parts else "") + "\n")
         self.stream.flush()
 
-    def _bar(self, step: Step) -> None:
+    def _bar(self, step: Step, seen: _Seen) -> None:
         if self._bars is None:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
@@ -88,11 +104,11 @@ class StderrProgress:
                 redirect_stderr=False,
             )
             self._bars.start()
-        key = (step.stage, step.message)
         shown = amount(step.stage, step.done, step.total)
-        if key not in self._tasks:
-            self._tasks[key] = self._bars.add_task(f"{step.stage} {step.message}", total=step.total, amount=shown)
-        self._bars.update(self._tasks[key], completed=step.done, total=step.total, amount=shown)
+        description = f"{step.stage} {step.message}"
+        if seen.task is None:
+            seen.task = self._bars.add_task(description, total=step.total, amount=shown)
+        self._bars.update(seen.task, description=description, completed=step.done, total=step.total, amount=shown)
 
     def close(self) -> None:
         if self._bars is not None:

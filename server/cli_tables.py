@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from vllm_quant_mcp.knowledge.registry.diff import FieldChange, KindDiff, RegistryDiff
+from vllm_quant_mcp.knowledge.registry.diff import FieldChange, KindDiff
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesResult, Hop
+from vllm_quant_mcp.tools.diff_tags.models import DiffPage
+from vllm_quant_mcp.tools.paging import more_line
 from vllm_quant_mcp.tools.pick_format.models import PickFormatResult
 
 if TYPE_CHECKING:
@@ -116,9 +118,10 @@ def _kind_rows(kind: KindDiff) -> Iterable[tuple[str, str, str]]:
             )
 
 
-def diff_view(result: RegistryDiff) -> list[RenderableType]:
-    """One table per kind that changed: + added, - removed, ~ changed (list fields as item diffs)."""
+def diff_view(result: DiffPage) -> list[RenderableType]:
+    """One table per kind that changed: + added, - removed, ~ changed (list fields as item diffs); then the page."""
     views: list[RenderableType] = [f"{result.from_tag} → {result.to_tag}"]
+    shown = 0
     for kind in result.kinds:
         if kind.empty:
             continue
@@ -126,8 +129,8 @@ def diff_view(result: RegistryDiff) -> list[RenderableType]:
         for row in _kind_rows(kind):
             table.add_row(*row)
         views.append(table)
-    if len(views) == 1:
-        views.append("no differences")
+        shown += len(kind.added) + len(kind.removed) + len(kind.changed)
+    views.append(more_line(result, shown, result.total, "changes") if result.total else "no differences")
     return views
 
 
@@ -158,6 +161,9 @@ def gates_view(result: CheckGatesResult) -> list[RenderableType]:
         views += [f"gate {g.id} ({hop.to_tag}): {g.change} → {g.action}" for g in hop.gates]
         if hop.changes:
             views.append(_hop_table(hop))
+    shown = len(result.findings) + sum(len(h.gates) + len(h.changes) for h in result.hops)
+    if result.next or shown < result.total:
+        views.append(more_line(result, shown, result.total, "findings, gates and changes"))
     return views
 
 
@@ -168,10 +174,11 @@ TABLES: dict[str, Callable[[Any], list[RenderableType]]] = {
 }
 
 
-def show(tool: str, result: Any, stream: TextIO) -> None:
-    """Print the tool's table view on `stream`; rich picks colour and width on a terminal, PIPE_WIDTH elsewhere."""
+def show(tool: str, result: Any, stream: TextIO, spell: Callable[[str], str] = str) -> None:
+    """Print the tool's table view on `stream`, its lines of text through `spell` (parameter names as CLI flags);
+    rich picks colour and width on a terminal, PIPE_WIDTH elsewhere."""
     from rich.console import Console
 
     console = Console(file=stream, width=None if stream.isatty() else PIPE_WIDTH, highlight=False, soft_wrap=False)
     for view in TABLES[tool](result):
-        console.print(view, markup=False) if isinstance(view, str) else console.print(view)
+        console.print(spell(view), markup=False) if isinstance(view, str) else console.print(view)

@@ -7,16 +7,12 @@
     anything else                     a bug                          re-raised with its traceback
 
 Unavailable is a tool error on MCP too, against the SDK's rule of thumb for server state:
-its text says what is cached and what to retry or set, which the model can act on.
+its text says what is cached and what to retry or set, which the model can act on. The
+MCP side of the table, with texts written for a model, is server/mcp_errors.py.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.errors import (
@@ -26,9 +22,7 @@ from vllm_quant_mcp.knowledge.errors import (
     UnavailableError,
 )
 
-__all__ = ["EXIT_INTERNAL", "EXIT_UNAVAILABLE", "EXIT_USAGE", "as_tool_errors", "exit_code", "validation_text"]
-
-log = logging.getLogger("vllm_quant_mcp")
+__all__ = ["EXIT_INTERNAL", "EXIT_UNAVAILABLE", "EXIT_USAGE", "exit_code", "validation_text"]
 
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 3
@@ -44,20 +38,6 @@ def validation_text(exc: ValidationError, spell: dict[str, str] | None = None) -
         message = str(error["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {message}")
     return "; ".join(parts)
-
-
-@contextmanager
-def as_tool_errors(tool: str) -> Iterator[None]:
-    """Anticipated failures become tool errors with our message; internal ones are logged and re-raised."""
-    try:
-        yield
-    except (InvalidInputError, NotFoundError, UnavailableError) as exc:
-        raise ToolError(str(exc)) from exc
-    except ValidationError as exc:
-        raise ToolError(validation_text(exc)) from exc
-    except InternalError:
-        log.exception("internal error in tool %s", tool)
-        raise
 
 
 def exit_code(exc: BaseException) -> int | None:

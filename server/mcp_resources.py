@@ -1,6 +1,9 @@
 """Registries as MCP resources: `vllm-registry://{tag}/{kind}`, one per bundled tag and kind.
 
-Listing reads only the names of the bundled files; a registry is loaded when read.
+Listing reads only the names of the bundled files; a registry is loaded when read, and
+resources/list answers a page at a time (server/app.py). A resource is a whole registry
+kind as one JSON document, for a client that attaches it; agents page through the same
+entries with get_registry.
 """
 
 from __future__ import annotations
@@ -9,15 +12,20 @@ from collections.abc import Callable
 from functools import partial
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.resources.types import FunctionResource
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
+from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
 from vllm_quant_mcp.tools.context import ToolContext
 
-__all__ = ["register", "resource_uri"]
+from .mcp_errors import mcp_text
+
+__all__ = ["TEMPLATE", "register", "resource_uri"]
+
+TEMPLATE = "vllm-registry://{tag}/{kind}"
 
 
 def resource_uri(tag: str, kind: str) -> str:
@@ -26,15 +34,22 @@ def resource_uri(tag: str, kind: str) -> str:
 
 def _read(ctx: Callable[[], ToolContext], tag: str, kind: str) -> str:
     if kind not in KIND_NAMES:
-        raise ResourceError(f"unknown registry kind {kind!r}; choose one of: {', '.join(KIND_NAMES)}")
-    from vllm_quant_mcp.tools.get_registry.models import GetRegistryQuery
-    from vllm_quant_mcp.tools.get_registry.tool import get_registry
+        guess = nearest(kind, KIND_NAMES, cutoff=0.4)
+        raise ResourceNotFoundError(
+            f"unknown registry kind {kind!r}"
+            + (f" (nearest: {guess[0]})" if guess else "")
+            + f"; choose one of: {', '.join(KIND_NAMES)}"
+        )
+    from vllm_quant_mcp.tools.get_registry.tool import kind_view
 
     try:
-        view = get_registry(ctx(), GetRegistryQuery(tag=tag, kind=kind))
-    except (InvalidInputError, NotFoundError, UnavailableError) as exc:
-        raise ResourceError(str(exc)) from exc
-    return view.model_dump_json()
+        registry = ctx().registry(tag)
+    except (InvalidInputError, NotFoundError) as exc:
+        raise ResourceNotFoundError(mcp_text(exc)) from exc
+    except UnavailableError as exc:
+        raise ResourceError(mcp_text(exc)) from exc
+    whole = kind_view(registry, kind)
+    return whole.model_dump_json()
 
 
 def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
@@ -51,7 +66,7 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
             )
 
     @server.resource(
-        "vllm-registry://{tag}/{kind}",
+        TEMPLATE,
         name="registry",
         description="Any known tag's registry of one kind (tags that were refreshed into the cache too).",
         mime_type="application/json",

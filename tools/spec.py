@@ -29,7 +29,7 @@ Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
-Tag = Annotated[str | None, Field(description="Release tag, e.g. v0.32.0; default: the pinned tag.")]
+Tag = Annotated[str | None, Field(description="Default: the pinned tag.")]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class ToolSpec(Generic[Q, R]):
     cli: str
     cli_help: str
     mcp: bool = True
+    # It can reach the network: GitHub, the Hugging Face hub, or a fetch of a tag's tree the cache lacks.
+    # MCP reads a missing openWorldHint as true, so the local tools say false.
     open_world: bool = False
     schema_version: int = 1  # of the result as `--json` prints it: bump when a field is renamed or removed
 

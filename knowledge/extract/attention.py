@@ -50,14 +50,24 @@ def extract_attention(tree: SourceTree) -> Extracted[AttentionSupport]:
     classes = {name: ref for name, (_, ref, _) in members.items() if ref is not None}
     warnings: list[str] = []
     selector = Selector(tree, modules, "cuda", classes, env)
+    on_rocm = Selector(tree, modules, "rocm", classes, env)
     backends = [
-        _backend_info(tree, modules, selector, name, path_line, ref, platforms, note)
+        _backend_info(
+            tree,
+            modules,
+            on_rocm if platforms.get(name) == {"rocm"} else selector,
+            name,
+            path_line,
+            ref,
+            platforms,
+            note,
+        )
         for name, (path_line, ref, note) in members.items()
     ]
     cuda = _selections(tree, modules, selector, kv_dtypes, CUDA_GRID, warnings)
     rocm: list[KvSelection] = []
     if _rocm_validates(modules):
-        rocm = _selections(tree, modules, Selector(tree, modules, "rocm", classes, env), kv_dtypes, ROCM_GRID, warnings)
+        rocm = _selections(tree, modules, on_rocm, kv_dtypes, ROCM_GRID, warnings)
     else:
         warnings.append("The ROCm selector of this release never checks a backend's KV dtypes; no ROCm answers.")
     support = AttentionSupport(assumptions=[ASSUMED], backends=backends, cuda=cuda, rocm=rocm)
@@ -119,11 +129,13 @@ def _backend_info(
     }
     if ref is None:
         return AttentionBackendInfo(**info)
-    plain = selector.interpreter(CUDA_GRID[0])
+    grid = ROCM_GRID if selector.platform == "rocm" else CUDA_GRID
+    plain = selector.interpreter(grid[0])
     kv = plain.class_attribute(ref, "supported_kv_cache_dtypes")
     where = _attribute_line(modules, ref, "supported_kv_cache_dtypes")
+    heads = plain.call_method(ref, "get_supported_head_sizes")
     yes, maybe = [], []
-    for cap in CUDA_GRID:
+    for cap in grid:
         verdict = selector.interpreter(cap).call_method(ref, "supports_compute_capability", capability=cap)
         if isinstance(verdict, Unknown):
             maybe.append(str(cap))
@@ -137,6 +149,7 @@ def _backend_info(
         sparse=_flag(plain.call_method(ref, "is_sparse")),
         kv_cache_dtypes=[k for k in kv if isinstance(k, str)] if isinstance(kv, list | tuple) else None,
         kv_provenance=tree.provenance(*where) if where is not None else None,
+        head_sizes=heads if isinstance(heads, list) and heads and all(type(h) is int for h in heads) else None,
         capabilities=yes,
         conditional_capabilities=maybe,
     )

@@ -17,7 +17,7 @@ from vllm_quant_mcp.knowledge.tags import tag_key
 from .knowledge_base import KnowledgeBase
 from .predicates import Evidence, Status, describe, evaluate
 
-__all__ = ["ClaimResult", "VerifyReport", "verify"]
+__all__ = ["ClaimResult", "VerifyReport", "verify", "with_results"]
 
 
 class _Model(BaseModel):
@@ -53,10 +53,13 @@ def verify(
         for kind, fact in knowledge.facts()
         for predicate in fact.predicates
     ]
+    return with_results(VerifyReport(tags=sorted(registries, key=tag_key), results=[], counts={}), results)
+
+
+def with_results(report: VerifyReport, more: Sequence[ClaimResult]) -> VerifyReport:
+    """The report with `more` results added and the counts recomputed over all of them."""
+    results = [*report.results, *more]
     tally = Counter(r.status for r in results)
     statuses: tuple[Status, ...] = ("confirmed", "contradicted", "not_checkable")
-    return VerifyReport(
-        tags=sorted(registries, key=tag_key),
-        results=results,
-        counts={status: tally.get(status, 0) for status in statuses},
-    )
+    counts = {status: tally.get(status, 0) for status in statuses}
+    return report.model_copy(update={"results": results, "counts": counts})

@@ -21,7 +21,7 @@ def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
     """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
     results: dict[str, Extracted[Any]] = {}
     for done, (field, marker) in enumerate(EXTRACTED_FIELDS.items()):
-        report("derive", done, len(EXTRACTED_FIELDS), f"registry of {tree.tag}")
+        report("derive", done, len(EXTRACTED_FIELDS), f"{field} of {tree.tag}")
         module = importlib.import_module(f"vllm_quant_mcp.knowledge.extract.{marker.module}")
         results[field] = getattr(module, marker.function)(tree)
     report("derive", len(EXTRACTED_FIELDS), len(EXTRACTED_FIELDS), f"registry of {tree.tag}")

@@ -85,7 +85,10 @@ class AttentionBackendInfo(Entry):
     sparse: bool | None = None
     kv_cache_dtypes: list[str] | None = Field(default=None, description="Its supported_kv_cache_dtypes list.")
     kv_provenance: Provenance | None = None
-    capabilities: list[str] = Field(default=[], description="Capabilities supports_compute_capability accepts.")
+    head_sizes: list[int] | None = Field(default=None, description="get_supported_head_sizes(), when a literal list.")
+    capabilities: list[str] = Field(
+        default=[], description="Capabilities of the platform's grid that supports_compute_capability accepts."
+    )
     conditional_capabilities: list[str] = []
     note: str | None = None
 

@@ -138,7 +138,7 @@ class GitSource:
         import git
 
         refspec = f"+refs/tags/{tag}:refs/tags/{tag}"
-        report("fetch", 0, None, f"git fetch {tag} from {self.remote}")
+        report("fetch", 0, None, f"git fetch of {tag} from {self.remote}")
         try:
             repo.git.fetch("--depth", "1", "--no-tags", "--", self.remote, refspec, kill_after_timeout=self.timeout)
         except git.GitCommandError as exc:
@@ -152,7 +152,6 @@ class GitSource:
                 "Check the network or the remote (--remote / VLLM_QUANT_MCP_REMOTE), or use --source pypi; "
                 "the cache was left as it was."
             ) from exc
-        report("fetch", 1, 1, f"git fetch {tag} from {self.remote}")
         commit = self._local_commit(repo, tag)
         if commit is None:
             raise ReleaseNotFoundError(f"Fetching {tag} from {self.remote} yielded no commit; is it a tag of vLLM?")

@@ -16,7 +16,7 @@ from vllm_quant_mcp.knowledge.registry.model import Registry
 from .evaluate import kv_support
 from .judgement import Judgement
 
-__all__ = ["curated_kv", "kv_fact", "kv_judgement"]
+__all__ = ["curated_kv", "dissent", "kv_fact", "kv_judgement"]
 
 
 def kv_fact(kb: KnowledgeBase, kv: str, tag: str) -> KvCacheDtypeFact | None:
@@ -52,3 +52,17 @@ def curated_kv(kb: KnowledgeBase, kv: str, gpu: Gpu, tag: str) -> Judgement | No
 def kv_judgement(kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> Judgement | None:
     """The source's answer when the tag's matrix covers the GPU, else the knowledge base's; None when neither speaks."""
     return kv_support(registry, kv, gpu, mode) or curated_kv(kb, kv, gpu, registry.tag)
+
+
+def dissent(kb: KnowledgeBase, judged: Judgement) -> Judgement | None:
+    """The knowledge base's `no` where the source's selection says yes, shown beside it, never instead of it.
+
+    The matrix stops at backend selection; a kernel missing further in (NVFP4 KV on SM90 before
+    v0.25.0, where FlashInfer's builder or its TRTLLM kernels refuse) is what such a curated limit records.
+    """
+    if judged.basis != "source" or judged.verdict != "yes" or not judged.subject.startswith("--kv-cache-dtype "):
+        return None
+    kv = judged.subject.removeprefix("--kv-cache-dtype ")
+    gpu = next((g for g in kb.gpus if g.id == judged.gpu), None)
+    curated = curated_kv(kb, kv, gpu, judged.tag) if gpu is not None else None
+    return curated if curated is not None and curated.verdict == "no" else None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -11,9 +10,6 @@ from support.paths import REPO
 
 from vllm_quant_mcp.knowledge.hub.memory import estimate
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel
-from vllm_quant_mcp.knowledge.registry.diff import diff_registries
-from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.server.cli_tables import show
 
 FIGURES = '{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}'
 
@@ -80,17 +76,18 @@ def test_pick_table_ranks_options_with_separators_and_an_unquantized_baseline(tm
     assert float(baseline[-2]) > float(first[-2])
 
 
-def render(tool: str, result: object) -> str:
-    out = io.StringIO()
-    show(tool, result, out)
-    return out.getvalue()
-
-
 def test_diff_table_shows_list_fields_as_added_and_removed_items(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    text = render("diff_tags", diff_registries(store.load_registry("v0.31.0"), store.load_registry("v0.32.0")))
-    row = next(line for line in text.splitlines() if "XPUPlatform" in line)
+    done = run_cli("diff", "v0.31.0", "v0.32.0", "--kind", "platforms", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if "XPUPlatform" in line)
     assert "methods: + fp8_per_channel" in row and "'awq'" not in row
+    assert "changes, all on this page" in done.stdout
+
+
+def test_a_paged_diff_says_how_to_get_the_next_page_with_the_cursor_flag(tmp_path: Path) -> None:
+    done = run_cli("diff", "v0.14.0", "v0.33.0", "--limit", "5", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "next page: --cursor " in done.stdout and "cursor=" not in done.stdout
 
 
 def test_gates_table_says_what_changed_from_old_to_new(tmp_path: Path) -> None:

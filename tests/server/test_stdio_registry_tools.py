@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.types import PaginatedRequestParams
 from support.mcp_session import stdio_session
 from support.releases import release_tree
+
+from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
 
 pytestmark = pytest.mark.anyio
 
@@ -72,10 +75,21 @@ async def test_diff_over_stdio_reports_bitsandbytes_removed_between_0_27_1_and_0
     assert "bitsandbytes" in [e["name"] for e in kinds[0]["removed"]]
 
 
-async def test_registries_are_listed_and_readable_as_resources(tmp_path: Path) -> None:
+async def test_registries_are_listed_page_by_page_and_readable_as_resources(tmp_path: Path) -> None:
+    bundled = sorted(p.stem for p in (Path(__file__).parents[2] / "knowledge/registry/bundled").glob("v*.json"))
+    uris: list[str] = []
+    pages = 0
     async with stdio_session(tmp_path) as session:
-        listed = await session.list_resources()
-        uris = {str(r.uri) for r in listed.resources}
-        assert "vllm-registry://v0.32.0/kv_cache_dtypes" in uris
+        cursor = None
+        while True:
+            listed = await session.list_resources(params=PaginatedRequestParams(cursor=cursor))
+            uris += [str(r.uri) for r in listed.resources]
+            pages += 1
+            assert len(listed.resources) <= 50
+            if (cursor := listed.next_cursor) is None:
+                break
         read = await session.read_resource("vllm-registry://v0.32.0/kv_cache_dtypes")
+    assert len(uris) == len(set(uris)) == len(bundled) * len(KIND_NAMES)
+    assert {u.split("/")[2] for u in uris} == set(bundled) and pages > 1
+    assert "vllm-registry://v0.32.0/kv_cache_dtypes" in uris
     assert '"name":"fp8_e4m3"' in read.contents[0].text  # type: ignore[union-attr]

@@ -36,9 +36,18 @@ async def test_every_tool_has_a_title_a_read_only_hint_and_a_unique_name() -> No
     names = [t["name"] for t in tools]
     assert len(names) == len(set(names))
     for tool in tools:
-        assert tool["annotations"]["title"], tool["name"]
+        assert tool["title"], tool["name"]
         assert tool["annotations"]["readOnlyHint"] is True, tool["name"]
         assert tool["description"].strip(), tool["name"]
+
+
+async def test_only_the_tools_that_can_reach_the_network_say_so() -> None:
+    """MCP reads a missing openWorldHint as true, so every tool states it. GitHub (issues), the Hugging Face hub
+    (a model's config) and a fetch of a tag's tree the cache lacks (the source tools) are the network."""
+    reaching = {"lookup_issue", "search_issues", "pick_format", "grep_vllm_source", "read_vllm_source", "find_symbol"}
+    hints = {t["name"]: t["annotations"]["openWorldHint"] for t in await _tools()}
+    assert {name for name, open_world in hints.items() if open_world} == reaching
+    assert all(isinstance(v, bool) for v in hints.values())
 
 
 async def test_no_input_schema_has_a_top_level_union_that_clients_reject() -> None:

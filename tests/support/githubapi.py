@@ -99,8 +99,10 @@ class GitHubApi(LoopbackServer):
     def route(self, path: str, query: dict[str, str]) -> Any:
         """The JSON for a path, or None for a 404."""
         path = re.sub(rf"^/repositories/{REPOSITORY_ID}/", "/repos/vllm-project/vllm/", path)
-        if path == "/search/issues":
-            return {"total_count": len(self.search_items), "incomplete_results": False, "items": self.search_items}
+        if path == "/search/issues":  # paged by per_page and page, as GitHub's search is
+            size, page = int(query.get("per_page", "30")), int(query.get("page", "1"))
+            items = self.search_items[(page - 1) * size : page * size]
+            return {"total_count": len(self.search_items), "incomplete_results": False, "items": items}
         compare = re.fullmatch(r"/repos/[^/]+/[^/]+/compare/([^/.]+(?:\.[^/.]+)*)\.\.\.([^/]+)", path)
         if compare:
             return git_compare(self.remote, compare.group(1), compare.group(2)) if self.remote else None

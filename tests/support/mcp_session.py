@@ -8,14 +8,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, LoggingFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 SERVER_EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 
 
 @asynccontextmanager
-async def stdio_session(cache_dir: Path, *args: str, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def stdio_session(
+    cache_dir: Path, *args: str, env: dict[str, str] | None = None, logging_callback: LoggingFnT | None = None
+) -> AsyncIterator[ClientSession]:
     """Initialized session with the server; the cache is the test's own, nothing from the user's."""
     params = StdioServerParameters(
         command=SERVER_EXE,
@@ -28,6 +30,9 @@ async def stdio_session(cache_dir: Path, *args: str, env: dict[str, str] | None 
         },
     )
     with open(os.devnull, "w", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, logging_callback=logging_callback) as session,
+        ):
             await session.initialize()
             yield session

@@ -15,9 +15,8 @@ SPEC = ToolSpec(
     name="audit_deployment",
     title="Audit a deployment file",
     description=(
-        "Every `vllm serve` invocation and env var in a shell script, Kubernetes manifest or compose file, checked "
-        "at a tag (as an upgrade from the release the file pins, if any): what is invalid or risky, with actions. "
-        'Example: audit_deployment(text="<file contents>", tag="v0.32.0", filename="deploy.yaml")'
+        "Each `vllm serve` invocation and env var in a shell script, Kubernetes manifest or compose file, checked "
+        "at a tag (as an upgrade from the release the file pins): what is invalid or risky, with actions."
     ),
     query=AuditQuery,
     result=AuditReport,

@@ -18,7 +18,7 @@ from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
-from vllm_quant_mcp.tools.check_gates.tool import check_gates
+from vllm_quant_mcp.tools.check_gates.tool import gates_report
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .models import AuditQuery, AuditReport, InvocationAudit
@@ -68,7 +68,7 @@ def audit_deployment(
                 gpu=query.gpu,
                 registry_changes="none",
             )
-            result = check_gates(ctx, gates, knowledge=kb)
+            result = gates_report(ctx, gates, knowledge=kb)
         except ServeCommandError as exc:
             audits.append(base.model_copy(update={"error": str(exc)}))
             continue

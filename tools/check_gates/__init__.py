@@ -10,11 +10,8 @@ SPEC = ToolSpec(
     name="check_gates",
     title="Check upgrade gates",
     description=(
-        "What moving vLLM from from_tag to to_tag does to a deployment: for each release crossed, the curated "
-        "version gates that apply and what the source registries removed, deprecated or changed; given the serve "
-        "command (and env), flag by flag what breaks or changes meaning, with action, citations and source "
-        'evidence. Example: check_gates(from_tag="v0.27.1", to_tag="v0.32.0", '
-        'serve_command="vllm serve m --quantization bitsandbytes --calculate-kv-scales")'
+        "What moving from from_tag to to_tag does to a deployment: per release crossed, curated gates and registry "
+        "changes; with the serve command (and env), what breaks flag by flag, with action, citations and evidence."
     ),
     query=CheckGatesQuery,
     result=CheckGatesResult,

@@ -16,6 +16,7 @@ from vllm_quant_mcp.knowledge.facts.fact import CitationRef, cite
 from vllm_quant_mcp.knowledge.registry.matrix import Verdict
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.judgement import Basis
+from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
 from vllm_quant_mcp.tools.spec import Cli
 
 if TYPE_CHECKING:  # the knowledge base's models: the server builds these shapes at start-up without loading it
@@ -46,23 +47,19 @@ EvidenceKind = Literal["quantization_methods", "kv_cache_dtypes", "online_quanti
 class CheckGatesQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    from_tag: Annotated[str, Cli(positional=True), Field(description="The release running now, e.g. v0.27.1.")]
-    to_tag: Annotated[
-        str, Cli(positional=True), Field(description="The target release; older than from_tag is a downgrade.")
-    ]
+    from_tag: Annotated[str, Cli(positional=True), Field(description="The release running now.")]
+    to_tag: Annotated[str, Cli(positional=True), Field(description="The target release; older: a downgrade.")]
     serve_command: Annotated[
         str | None,
         Cli(flags=("--command",)),
-        Field(max_length=20000, description="The current `vllm serve ...` line, as written."),
+        Field(max_length=20000, description="The `vllm serve ...` line, as written."),
     ] = None
-    env: Annotated[dict[str, str] | None, Field(description="Env vars of the deployment, e.g. VLLM_*.")] = None
-    gpu: Annotated[str | None, Field(description="e.g. h200, b200, sm90, mi300x.")] = None
+    env: Annotated[dict[str, str] | None, Field(description="The deployment's env vars.")] = None
+    gpu: Annotated[str | None, Field(description="e.g. h200, sm90, mi300x.")] = None
     model_family: Annotated[str | None, Field(description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = None
-    registry_changes: Annotated[
-        ChangeFilter,
-        Cli(flags=("--changes",)),
-        Field(description="Per-hop registry changes: breaking (default), all, none."),
-    ] = "breaking"
+    registry_changes: Annotated[ChangeFilter, Cli(flags=("--changes",))] = "breaking"  # the choices say it
+    limit: Limit = 100
+    cursor: Cursor = None
 
 
 class Evidence(BaseModel):
@@ -141,16 +138,25 @@ class Hop(BaseModel):
     changes: list[RegistryChange]
 
 
-class CheckGatesResult(BaseModel):
+class CheckGatesResult(Page):
+    """A page of the answer: its items are the findings, then each hop's gates and registry changes in walk order.
+
+    Every page walks every hop, each with this page's gates and changes (often none), and `command`
+    is on the first page only; joined in order, the pages give the whole answer.
+    """
+
     from_tag: str
     to_tag: str
     direction: Literal["upgrade", "downgrade", "same"]
     summary: str
     gpus: list[str] = Field(description="Knowledge-base GPU ids the gpu argument resolved to.")
     model_family: str | None
-    command: ServeCommand | None = Field(description="The parsed serve command, when one was given.")
+    command: ServeCommand | None = Field(description="The parsed serve command, when one was given (first page).")
     findings: list[Finding] = Field(description="Flag by flag (then env var by env var) what breaks or changes.")
-    hops: list[Hop] = Field(description="Each release crossed, in the order walked.")
+    hops: list[Hop] = Field(
+        description="Every release crossed, in walk order, with the gates and changes of this page."
+    )
+    total: int = Field(description="Findings, gates and registry changes in the whole answer.")
 
 
 def gate_ref(gate: VersionGate, reversed_: bool) -> GateRef:

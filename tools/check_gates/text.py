@@ -1,6 +1,8 @@
-"""`check_gates` for people: the summary, each finding with its action and citations, then hop by hop."""
+"""`check_gates` for people: the summary, each finding with its action and citations, hop by hop, then the page."""
 
 from __future__ import annotations
+
+from vllm_quant_mcp.tools.paging import more_line
 
 from .models import CheckGatesResult
 
@@ -9,6 +11,7 @@ __all__ = ["render"]
 
 def render(result: CheckGatesResult) -> str:
     lines = [result.summary]
+    shown = len(result.findings) + sum(len(h.gates) + len(h.changes) for h in result.hops)
     for f in result.findings:
         lines.append(f"  [{f.severity}, {f.basis}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
@@ -24,6 +27,8 @@ def render(result: CheckGatesResult) -> str:
             f"  {c.change} {c.kind} {c.name}" + (f" {', '.join(c.values)}" if c.values else "") + _detail(c.detail)
             for c in hop.changes
         ]
+    if result.next or shown < result.total:
+        lines.append(more_line(result, shown, result.total, "findings, gates and changes"))
     return "\n".join(lines)
 
 

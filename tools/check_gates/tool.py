@@ -4,7 +4,7 @@ Two sources, kept apart in the answer: the curated version gates of the knowledg
 base (why, and what to do), and the registries of every release crossed (what the
 source says exists). Given a `vllm serve` line, each of its flags, values and env
 vars is checked against to_tag's registry, and every name said to exist at a tag
-comes with that tag's path, line and permalink.
+comes with that tag's path, line and permalink. The tool answers a page of it at a time.
 """
 
 from __future__ import annotations
@@ -12,20 +12,46 @@ from __future__ import annotations
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand, parse_serve_command
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window, json_size
 
 from .flags import command_findings
 from .hops import walk_hops
-from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, Hop, RegistryChange
+from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, GateMatch, Hop, RegistryChange
 from .support import support_findings
 from .walk import Walk, resolve_walk, usage_of
 
-__all__ = ["check_gates"]
+__all__ = ["check_gates", "gates_report"]
 
 _ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
 
 
 def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
-    """Gates and registry changes for every hop in (from_tag, to_tag], and the fate of each flag of the command.
+    """The page of the whole answer (gates_report) that the query's limit and cursor ask for."""
+    whole = gates_report(ctx, query, knowledge)
+    window = Window.of(query, "check_gates", query.limit)
+    items: list[tuple[int, Finding | GateMatch | RegistryChange]] = [(-1, f) for f in whole.findings]
+    for i, hop in enumerate(whole.hops):
+        items += [(i, g) for g in hop.gates] + [(i, c) for c in hop.changes]
+    shown = window.take(items, lambda item: json_size(item[1]))
+    hops = [hop.model_copy(update={"gates": [], "changes": []}) for hop in whole.hops]  # the walk, on every page
+    for i, item in shown:
+        if isinstance(item, GateMatch):
+            hops[i].gates.append(item)
+        elif isinstance(item, RegistryChange):
+            hops[i].changes.append(item)
+    return whole.model_copy(
+        update={
+            "command": whole.command if window.offset == 0 else None,
+            "findings": [item for _, item in shown if isinstance(item, Finding)],
+            "hops": hops,
+            **window.fields(len(shown), len(items)),
+        }
+    )
+
+
+def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+    """The whole answer on one page: gates and registry changes for every hop in (from_tag, to_tag], and the
+    fate of each flag of the command.
 
     `registry_changes` keeps answers affordable: a span of five releases adds ~100 flags and env vars,
     which an upgrade never has to act on; "breaking" keeps removals, deprecations and changed meanings.
@@ -53,6 +79,7 @@ def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBa
         command=command,
         findings=findings,
         hops=hops,
+        total=len(findings) + sum(len(h.gates) + len(h.changes) for h in hops),
     )
 
 

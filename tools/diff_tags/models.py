@@ -1,4 +1,4 @@
-"""The shapes `diff_tags` takes; it answers in knowledge.registry.diff's RegistryDiff."""
+"""The shapes `diff_tags` takes and answers in: a page of knowledge.registry.diff's RegistryDiff."""
 
 from __future__ import annotations
 
@@ -8,18 +8,30 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.registry.diff import RegistryDiff
 from vllm_quant_mcp.knowledge.registry.kinds import RegistryKind
+from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
 from vllm_quant_mcp.tools.spec import Cli
 
-__all__ = ["DiffTagsQuery", "RegistryDiff"]
+__all__ = ["DiffPage", "DiffTagsQuery"]
 
 
 class DiffTagsQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    from_tag: Annotated[str, Cli(positional=True), Field(description="Older (or current) tag, e.g. v0.28.0.")]
+    from_tag: Annotated[str, Cli(positional=True)]
     to_tag: Annotated[
         str,
         Cli(positional=True),
-        Field(description="Target tag, e.g. v0.32.0; older than from_tag is a downgrade."),
+        Field(description="The target release; older: a downgrade."),
     ]
-    kind: Annotated[RegistryKind | None, Field(description="Limit to one kind; default all.")] = None
+    kind: Annotated[RegistryKind | None, Field(description="One kind; default all.")] = None
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+class DiffPage(RegistryDiff, Page):
+    """A page of the diff: the items (added, then removed, then changed, kind by kind) from `offset` on.
+
+    Kinds with nothing on this page are left out; joined in order, the pages give the whole diff.
+    """
+
+    total: int = Field(description="Added, removed and changed entries in the whole diff.")

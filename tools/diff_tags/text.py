@@ -1,14 +1,17 @@
-"""`diff_tags` for people: + added, - removed, ~ changed (field: before → after), per kind."""
+"""`diff_tags` for people: + added, - removed, ~ changed (field: before → after), per kind, then where the page sits."""
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.registry.diff import RegistryDiff
+from vllm_quant_mcp.tools.paging import more_line
+
+from .models import DiffPage
 
 __all__ = ["render"]
 
 
-def render(result: RegistryDiff) -> str:
+def render(result: DiffPage) -> str:
     lines = [f"{result.from_tag} → {result.to_tag}"]
+    shown = 0
     for k in result.kinds:
         if k.empty:
             continue
@@ -18,6 +21,9 @@ def render(result: RegistryDiff) -> str:
         for c in k.changed:
             what = ", ".join(f"{f}: {ch.before!r} → {ch.after!r}" for f, ch in c.changes.items())
             lines.append(f"  ~ {c.name}: {what}")
-    if len(lines) == 1:
+        shown += len(k.added) + len(k.removed) + len(k.changed)
+    if not result.total:
         lines.append("  no differences")
+    else:
+        lines.append(more_line(result, shown, result.total, "changes"))
     return "\n".join(lines)

@@ -10,11 +10,13 @@ SPEC = ToolSpec(
     name="find_symbol",
     title="Find a symbol's definition",
     description=(
-        "Where a class, function/method or module-level name is defined in vLLM at a tag (path, line, first line, "
-        'permalink). Example: find_symbol(name="CacheDType", tag="v0.32.0")'
+        "Where a class, function/method (Class.method) or module-level name is defined in vLLM at a tag: path, "
+        "line, first line and permalink."
     ),
     query=SymbolQuery,
     result=SymbolResult,
     cli="symbol",
     cli_help="where a class, function or module-level name is defined at a tag",
+    # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
+    open_world=True,
 )

@@ -11,6 +11,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.search.symbols import SymbolKind
+from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
 from vllm_quant_mcp.tools.spec import Cli, Tag
 
 __all__ = ["SymbolKind", "SymbolLocation", "SymbolQuery", "SymbolResult"]
@@ -31,7 +32,8 @@ class SymbolQuery(BaseModel):
     ]
     tag: Tag = None
     kind: SymbolKind | None = None
-    max_results: Annotated[int, Field(ge=1, le=500)] = 50
+    max_results: Limit = 50
+    cursor: Cursor = None
 
 
 class SymbolLocation(BaseModel):
@@ -46,9 +48,9 @@ class SymbolLocation(BaseModel):
     permalink: str
 
 
-class SymbolResult(BaseModel):
+class SymbolResult(Page):
     tag: str
     name: str
     definitions: list[SymbolLocation]
-    truncated: bool = Field(default=False, description="More definitions exist; narrow with Class.method or kind.")
+    truncated: bool = Field(default=False, description="More definitions follow; narrow with Class.method or kind.")
     note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")

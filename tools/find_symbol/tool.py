@@ -15,6 +15,7 @@ from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, defined_names, definitions, nearest_names
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import SymbolLocation, SymbolQuery, SymbolResult
 
@@ -28,9 +29,19 @@ class UnknownSymbolError(NotFoundError):
 
 
 def find_symbol(ctx: ToolContext, query: SymbolQuery) -> SymbolResult:
-    """Fetch the tree of the tag into the cache once, then look the name up in its pack."""
+    """Fetch the tree of the tag into the cache once, then look the name up in its pack, a page at a time.
+
+    The total is not known: parsing stops one definition past the page, so `truncated` (and `next`) say
+    whether more follow.
+    """
+    window = Window.of(query, "find_symbol", query.max_results, ignore=("max_results",))
     tree, note = ctx.tree(query.tag)
-    return find_in_tree(tree, index_for(tree), query).model_copy(update={"note": note})
+    upto = query.model_copy(update={"max_results": window.offset + window.limit})
+    found = find_in_tree(tree, index_for(tree), upto)
+    shown = window.take(found.definitions)
+    more = found.truncated or window.offset + len(shown) < len(found.definitions)
+    after = window.cursor_after(len(shown), window.offset + len(shown) + more)
+    return found.model_copy(update={"definitions": shown, "truncated": more, "note": note, "next": after})
 
 
 def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> SymbolResult:

@@ -10,9 +10,8 @@ SPEC = ToolSpec(
     name="get_registry",
     title="Registry of a tag",
     description=(
-        "What a release accepts, read from its source: counts per kind (quantization methods, KV-cache dtypes, "
-        "online quantization, backends, CLI flags, env vars, platforms), or one kind's entries with path, line "
-        'and permalink. Example: get_registry(tag="v0.32.0", kind="kv_cache_dtypes")'
+        "What a release accepts, from its source: counts per kind, or a page of one kind's entries (names "
+        "containing `contains`) with path, line and permalink."
     ),
     query=GetRegistryQuery,
     result=RegistryView,

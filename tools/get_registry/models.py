@@ -10,6 +10,7 @@ from vllm_quant_mcp.knowledge.registry.kinds import RegistryKind
 from vllm_quant_mcp.knowledge.registry.model import Entry
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
+from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
 from vllm_quant_mcp.tools.spec import Tag
 
 __all__ = ["EntryView", "GetRegistryQuery", "KindSummary", "RegistryView"]
@@ -20,7 +21,9 @@ class GetRegistryQuery(BaseModel):
 
     tag: Tag = None
     kind: Annotated[RegistryKind | None, Field(description="One kind's entries; default: counts per kind.")] = None
-    contains: Annotated[str | None, Field(max_length=100, description="With kind: names containing this.")] = None
+    contains: Annotated[str | None, Field(max_length=100)] = None  # the tool's description says what it does
+    limit: Limit = 100
+    cursor: Cursor = None
 
 
 class KindSummary(BaseModel):
@@ -42,13 +45,13 @@ class EntryView(BaseModel):
         return cls(name=entry.name, provenance=entry.provenance, details=extra)
 
 
-class RegistryView(BaseModel):
-    """Without `kind`: the counts per kind. With it: that kind's entries, each with path, line and permalink."""
+class RegistryView(Page):
+    """Without `kind`: the counts per kind. With it: a page of that kind's entries (those matching `contains`)."""
 
     tag: str
     source: SourceInfo
     kinds: list[KindSummary] = Field(description="Counts per kind; empty when one kind was asked for.")
     kind: str | None = None
-    total: int | None = Field(default=None, description="Entries of `kind` at the tag, before `contains`.")
-    entries: list[EntryView] = []
+    total: int = Field(description="Kinds, or with kind: the entries matching `contains`, on every page.")
+    entries: list[EntryView] = Field(default_factory=list)
     note: str | None = None

@@ -1,8 +1,10 @@
-"""`get_registry` for people: counts per kind, or one kind's entries with where each is defined."""
+"""`get_registry` for people (and the text an MCP client reads): counts per kind, or a page of one kind's entries."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from vllm_quant_mcp.tools.paging import more_line, permalink_line
 
 from .models import RegistryView
 
@@ -14,7 +16,7 @@ def _summary(result: RegistryView) -> str:
     lines = [f"vLLM {result.tag}  (from {result.source.kind}: {result.source.origin} {origin[:12]})".rstrip()]
     for k in result.kinds:
         lines.append(f"  {k.kind:<22} {k.count:>4}" + (f"  — {k.note}" if k.note else ""))
-    lines.append("Use --kind KIND for the entries, --json for the whole registry.")
+    lines.append("Pass kind for one kind's entries.")
     return "\n".join(lines)
 
 
@@ -25,10 +27,11 @@ def _details(details: dict[str, Any]) -> str:
 def render(result: RegistryView) -> str:
     if result.kind is None:
         return _summary(result)
-    shown = len(result.entries)
-    head = f"{result.kind} at {result.tag}: {shown}" + (f" of {result.total}" if shown != result.total else "")
-    lines = [head + (f"  — {result.note}" if result.note else "")]
+    lines = [f"{result.kind} at {result.tag}" + (f"  — {result.note}" if result.note else "")]
     for e in result.entries:
-        where = f"{e.provenance.path}:{e.provenance.line}"
-        lines.append(f"  {e.name:<40} {where:<60} {_details(e.details)}".rstrip())
+        lines.append(f"  {e.name}  {e.provenance.path}:{e.provenance.line}  {_details(e.details)}".rstrip())
+    if result.entries:
+        first = result.entries[0].provenance
+        lines.append(permalink_line(first.permalink, first.path, first.line))
+    lines.append(more_line(result, len(result.entries), result.total, "entries"))
     return "\n".join(lines)

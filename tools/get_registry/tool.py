@@ -2,18 +2,21 @@
 
 The whole registry of a tag runs to ~190 kB of JSON (CLI flags and env vars
 dominate), more than an agent should pay for one question, so without `kind` the
-answer is a summary and the entries come one kind at a time, filterable by substring.
+answer is a summary and the entries come one kind at a time, filterable by substring,
+a page at a time (tools/paging.py).
 """
 
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES, entries_of
+from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import EntryView, GetRegistryQuery, KindSummary, RegistryView
 
-__all__ = ["get_registry"]
+__all__ = ["get_registry", "kind_view"]
 
 
 def _note(notes: dict[str, str], kind: str) -> str | None:
@@ -30,15 +33,23 @@ def get_registry(ctx: ToolContext, query: GetRegistryQuery) -> RegistryView:
         summaries = [
             KindSummary(kind=k, count=len(entries_of(registry, k)), note=_note(registry.notes, k)) for k in KIND_NAMES
         ]
-        return RegistryView(tag=registry.tag, source=registry.source, kinds=summaries)
-    entries = entries_of(registry, query.kind)
-    needle = (query.contains or "").lower()
+        return RegistryView(tag=registry.tag, source=registry.source, kinds=summaries, total=len(summaries))
+    window = Window.of(query, "get_registry", query.limit)
+    whole = kind_view(registry, query.kind, query.contains)
+    shown = window.take(whole.entries)
+    return whole.model_copy(update={"entries": shown, **window.fields(len(shown), whole.total)})
+
+
+def kind_view(registry: Registry, kind: str, contains: str | None = None) -> RegistryView:
+    """Every entry of one kind (whose name contains `contains`, if given), on one page."""
+    needle = (contains or "").lower()
+    matching = [EntryView.of(e) for e in entries_of(registry, kind) if needle in e.name.lower()]
     return RegistryView(
         tag=registry.tag,
         source=registry.source,
         kinds=[],
-        kind=query.kind,
-        total=len(entries),
-        entries=[EntryView.of(e) for e in entries if needle in e.name.lower()],
-        note=_note(registry.notes, query.kind),
+        kind=kind,
+        total=len(matching),
+        entries=matching,
+        note=_note(registry.notes, kind),
     )

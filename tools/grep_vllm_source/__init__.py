@@ -9,13 +9,11 @@ from .models import GrepQuery, GrepResult
 SPEC = ToolSpec(
     name="grep_vllm_source",
     title="Grep vLLM source at a tag",
-    description=(
-        "Search the vLLM source tree at a tag; each match has path, line, text and a permalink. Use it to confirm "
-        'where a flag, dtype or env var is handled. Example: grep_vllm_source(pattern="def get_min_capability", '
-        'tag="v0.32.0", path_glob="vllm/model_executor/layers/quantization/**")'
-    ),
+    description=("Regex search of the vLLM tree at a tag: path, line, text and permalink per match, a page at a time."),
     query=GrepQuery,
     result=GrepResult,
     cli="grep",
     cli_help="regex search over the vLLM tree at a tag",
+    # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
+    open_world=True,
 )

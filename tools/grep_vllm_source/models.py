@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vllm_quant_mcp.knowledge.sources.tree import MAX_LINE_CHARS
+from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
 from vllm_quant_mcp.tools.spec import Cli, Tag
 
 __all__ = ["GrepMatch", "GrepQuery", "GrepResult"]
@@ -36,7 +37,8 @@ class GrepQuery(BaseModel):
     context: Annotated[
         int, Cli(flags=("-C", "--context")), Field(ge=0, le=10, description="Lines before/after each match.")
     ] = 0
-    max_results: Annotated[int, Field(ge=1, le=500)] = 100
+    max_results: Limit = 100
+    cursor: Cursor = None
 
     @model_validator(mode="after")
     def _one_line(self) -> GrepQuery:
@@ -57,13 +59,13 @@ class GrepMatch(BaseModel):
     permalink: str
 
 
-class GrepResult(BaseModel):
+class GrepResult(Page):
     tag: str
     pattern: str
     matches: list[GrepMatch]
-    total_matches: int = Field(description="All matching lines, including those past max_results.")
+    total_matches: int = Field(description="All matching lines, on every page.")
     counted_all: bool = Field(default=True, description="False: total_matches is a lower bound (time ran out).")
     files_searched: int = Field(description="Files the regex ran over after the index prefilter.")
-    truncated: bool
+    truncated: bool = Field(description="More matches follow this page.")
     hint: str | None = None
     note: str | None = Field(default=None, description="Set when the tree was fetched for this call.")

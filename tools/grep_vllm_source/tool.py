@@ -13,6 +13,7 @@ from vllm_quant_mcp.knowledge.search.lines import surrounding_lines
 from vllm_quant_mcp.knowledge.search.loading import index_for
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree, clip_line
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import GrepMatch, GrepQuery, GrepResult
 
@@ -20,9 +21,21 @@ __all__ = ["grep_tree", "grep_vllm_source"]
 
 
 def grep_vllm_source(ctx: ToolContext, query: GrepQuery) -> GrepResult:
-    """Fetch the tree of the tag into the cache once, then scan its pack."""
+    """Fetch the tree of the tag into the cache once, then scan its pack for the page the cursor asks for."""
+    window = Window.of(query, "grep_vllm_source", query.max_results, ignore=("max_results",))
     tree, note = ctx.tree(query.tag)
-    return grep_tree(tree, index_for(tree), query).model_copy(update={"note": note})
+    upto = query.model_copy(update={"max_results": window.offset + window.limit})
+    found = grep_tree(tree, index_for(tree), upto)
+    shown = window.take(found.matches)
+    page = window.fields(len(shown), found.total_matches)
+    hint = None
+    if page["next"]:
+        hint = (
+            "narrow with path_glob (e.g. 'vllm/model_executor/layers/quantization/**') or a more specific pattern, "
+            "or page on with cursor."
+        )
+    more = bool(page["next"])
+    return found.model_copy(update={"matches": shown, "truncated": more, "hint": hint, "note": note, **page})
 
 
 def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepResult:

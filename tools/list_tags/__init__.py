@@ -10,8 +10,8 @@ SPEC = ToolSpec(
     name="list_tags",
     title="List known vLLM tags",
     description=(
-        "Known release tags, each marked bundled or refreshed, and the default; call first to pin a tag. "
-        'E.g. list_tags() -> {"tags": ["v0.14.0", ...], "default_tag": ...}'
+        "Release tags this server answers for, each marked bundled or refreshed, and its default; call first to "
+        "pin a tag."
     ),
     query=ListTagsQuery,
     result=TagList,

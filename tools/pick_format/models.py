@@ -87,7 +87,7 @@ class Caveat(BaseModel):
     id: str
     text: str
     status: str = Field(
-        description="Pain point status, 'gate' (a release change), 'avoid', 'memory', 'conditional' or "
+        description="Pain point status, 'gate' (a release change), 'avoid', 'memory', 'conditional', 'kernel' or "
         "'refusal' (a checkpoint property the method refuses at load)."
     )
     basis: Basis | None = Field(description="source or curated; None for memory arithmetic.")

@@ -22,7 +22,7 @@ from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.curated import kv_judgement
+from vllm_quant_mcp.knowledge.support.curated import dissent, kv_judgement
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
@@ -50,6 +50,7 @@ from .rules import (
 __all__ = ["ContradictoryOptionsError", "ModelTooLargeError", "pick_format", "resolve_gpu"]
 
 MAX_OPTIONS = 8
+_SELECTION_ONLY = "vLLM's backend selection accepts it; the knowledge base records a failure past selection."
 
 
 class ModelTooLargeError(InvalidInputError):
@@ -377,6 +378,11 @@ def _evaluate(
         for j in judgements
         if j.verdict == "conditional"
     ]
+    disputed = dissent(req.kb, kv) if kv is not None else None
+    if disputed is not None:
+        caveats.append(
+            Caveat(id=disputed.subject, text=f"{disputed.why} {_SELECTION_ONLY}", status="kernel", basis="curated")
+        )
     caveats += [
         Caveat(
             id=r.name,

@@ -10,12 +10,12 @@ SPEC = ToolSpec(
     name="read_vllm_source",
     title="Read vLLM source at a tag",
     description=(
-        "A file or line range of the vLLM tree at a tag, with a permalink; long files come in pages of 400 "
-        'lines (follow next_start_line). Example: read_vllm_source(path="vllm/config/cache.py", tag="v0.32.0", '
-        "start_line=30, end_line=70)"
+        "A file or line range of the vLLM tree at a tag, with a permalink; 400 lines a page (follow next_start_line)."
     ),
     query=ReadQuery,
     result=ReadResult,
     cli="read",
     cli_help="print a file or a line range of the vLLM tree at a tag",
+    # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
+    open_world=True,
 )

@@ -12,5 +12,5 @@ def render(result: ReadResult) -> str:
     body = [f"{result.start_line + i:>{width}}  {line}" for i, line in enumerate(result.text.splitlines())]
     tail = f"{result.permalink}"
     if result.next_start_line:
-        tail += f"\n(more: --start-line {result.next_start_line})"
+        tail += f"\n(more from line {result.next_start_line}: pass it as start_line)"
     return "\n".join([*([f"note: {result.note}"] if result.note else []), *body, tail])

@@ -22,7 +22,7 @@ from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, QuantizationMethod, Registry
-from vllm_quant_mcp.knowledge.support.curated import kv_fact, kv_judgement
+from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact, kv_judgement
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
@@ -174,6 +174,12 @@ def check_kv_on_gpu(kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, no
                 "" if judged.basis == "source" else f" The source at {registry.tag} was not derived for this GPU."
             )
             notes.warn(_cited(judged) + qualifier)
+        disputed = dissent(kb, judged)
+        if disputed is not None:
+            notes.warn(
+                f"{_cited(disputed)} vLLM's backend selection accepts it ({judged.via}); the knowledge base records "
+                "a failure past selection."
+            )
     fact = kv_fact(kb, kv, registry.tag)
     if fact is not None and fact.needs_scales:
         notes.warn(

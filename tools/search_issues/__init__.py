@@ -10,9 +10,8 @@ SPEC = ToolSpec(
     name="search_issues",
     title="Search vLLM issues",
     description=(
-        "GitHub issue and PR search in the vLLM repository: short rows (number, title, state, labels, dates, "
-        "url, curated facts citing it, a release only as lookup_issue's rules allow). "
-        'Example: search_issues(query="nvfp4 moe sm120", state="open")'
+        "Issue and PR search in the vLLM GitHub repository, a page at a time: rows with the curated facts citing "
+        "each and a release only as lookup_issue's rules allow."
     ),
     query=SearchIssuesQuery,
     result=IssueSearch,

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.github.answers import RowRelease
+from vllm_quant_mcp.tools.paging import Cursor, Page
 from vllm_quant_mcp.tools.spec import Cli
 
 __all__ = ["IssueRow", "IssueSearch", "SearchIssuesQuery"]
@@ -23,6 +24,8 @@ class SearchIssuesQuery(BaseModel):
     state: Literal["open", "closed"] | None = None
     label: Annotated[str | None, Field(max_length=100)] = None
     since: Annotated[str | None, Field(description="Created on or after YYYY-MM-DD.")] = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 20  # one of GitHub's pages: rows are small
+    cursor: Cursor = None
 
 
 class IssueRow(BaseModel):
@@ -39,10 +42,10 @@ class IssueRow(BaseModel):
     first_release: RowRelease = Field(description="None for open/unmerged/not planned; else curated at most.")
 
 
-class IssueSearch(BaseModel):
+class IssueSearch(Page):
     repo: str
     query: str = Field(description="The GitHub search query sent, qualifiers included.")
-    total_count: int
+    total_count: int = Field(description="GitHub's count of matches; its search serves the first 1,000.")
     rows: list[IssueRow]
     freshness: Literal["live", "revalidated", "cached"]
     age_seconds: int | None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vllm_quant_mcp.tools.paging import more_line
+
 from .models import IssueSearch
 
 __all__ = ["render"]
@@ -14,4 +16,6 @@ def render(result: IssueSearch) -> str:
         f"{r.first_release.basis}]"
         for r in result.rows
     ]
+    lines += [f"  note: {n}" for n in result.notes]
+    lines.append(more_line(result, len(result.rows), min(result.total_count, 1000), "results"))
     return "\n".join(lines)

@@ -22,18 +22,24 @@ from vllm_quant_mcp.knowledge.github.live import settled_by_state
 from vllm_quant_mcp.knowledge.github.prover import Prover
 from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.paging import Window
 
 from .models import IssueRow, IssueSearch, SearchIssuesQuery
 
 __all__ = ["search_issues"]
 
+SEARCH_CAP = 1000  # GitHub's search serves no result past the first thousand
+
 _QUALIFIER = re.compile(r"(?:^|\s)-?(?:repo|org|user|owner):", re.IGNORECASE)
 
 
-def search_issues(
-    ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None, limit: int = 20
-) -> IssueSearch:
-    """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date."""
+def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None) -> IssueSearch:
+    """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date.
+
+    A page is one of GitHub's pages (per_page = limit), so the cursor is only good with the same limit.
+    """
+    window = Window.of(query, "search_issues", query.limit, ignore=())
+    limit = query.limit
     state, label, since, repo = query.state, query.label, query.since, None
     deps = github or default_github()
     repo_name = deps.settings.check_repo(repo)
@@ -52,10 +58,11 @@ def search_issues(
         except ValueError:
             raise InvalidInputError(f"since {since!r} must be a date such as 2025-06-01.") from None
         q += f" created:>={day.isoformat()}"
-    if not 1 <= limit <= 100:
-        raise InvalidInputError(f"limit {limit} must be between 1 and 100.")
+    params: dict[str, str | int] = {"q": q, "per_page": limit}
+    if window.offset:
+        params["page"] = window.offset // limit + 1
     deadline = Deadline(deps.settings.deadline)
-    fetched = deps.client.get("/search/issues", {"q": q, "per_page": limit}, deadline=deadline)
+    fetched = deps.client.get("/search/issues", params, deadline=deadline)
     data = fetched.data if isinstance(fetched.data, dict) else {}
     notes = list(fetched.notes)
     if data.get("incomplete_results"):
@@ -63,11 +70,13 @@ def search_issues(
     prover = Prover(deps, repo_name, deadline, ctx.store.known_tags())
     rows = [_row(prover, item) for item in data.get("items") or [] if isinstance(item, dict)]
     notes += [n for n in dict.fromkeys(prover.notes) if n not in notes]
+    total = int(data.get("total_count") or 0)
     return IssueSearch(
         repo=repo_name,
         query=q,
-        total_count=int(data.get("total_count") or 0),
+        total_count=total,
         rows=rows,
+        **window.fields(len(rows), min(total, SEARCH_CAP) if rows else window.offset),
         freshness=fetched.freshness,
         age_seconds=round(fetched.age) if fetched.freshness == "cached" else None,
         notes=notes,

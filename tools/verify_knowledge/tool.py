@@ -1,9 +1,14 @@
-"""`verify_knowledge`: every machine-checkable claim of the knowledge base, run against the registries."""
+"""`verify_knowledge`: every machine-checkable claim of the knowledge base, run against the registries.
+
+Two kinds of claim: the facts' predicates (a name present since a tag, a min capability) and
+the KV dtypes' platform and SM limits, held against the support matrix derived from the source.
+"""
 
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.facts.verify import VerifyReport, verify
+from vllm_quant_mcp.knowledge.facts.verify import VerifyReport, verify, with_results
+from vllm_quant_mcp.knowledge.support.claims import kv_limit_claims
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -20,10 +25,11 @@ def verify_knowledge(ctx: ToolContext, query: VerifyQuery, knowledge: KnowledgeB
     """
     tags = query.tags
     known = sorted(ctx.store.known_tags(), key=tag_key)
-    report = verify(knowledge or load_knowledge(), {tag: ctx.registry(tag) for tag in known}, known)
+    kb = knowledge or load_knowledge()
+    registries = {tag: ctx.registry(tag) for tag in known}
+    report = with_results(verify(kb, registries, known), kv_limit_claims(kb, registries))
     if not tags:
         return report
     wanted = {ctx.registry(t).tag for t in tags}  # an unknown tag raises, naming the nearest ones
-    results = [r for r in report.results if any(e.tag in wanted for e in r.evidence)]
-    counts = {status: sum(r.status == status for r in results) for status in report.counts}
-    return report.model_copy(update={"tags": sorted(wanted, key=tag_key), "results": results, "counts": counts})
+    kept = [r for r in report.results if any(e.tag in wanted for e in r.evidence)]
+    return with_results(report.model_copy(update={"tags": sorted(wanted, key=tag_key), "results": []}), kept)

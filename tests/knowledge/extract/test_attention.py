@@ -6,6 +6,8 @@ the backends' `supports_*` methods (the lines each test names), not from this ex
 
 from __future__ import annotations
 
+import ast
+
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.attention import extract_attention
@@ -108,3 +110,13 @@ def test_releases_without_the_backend_registry_say_so() -> None:
     result = extract_attention(release_tree("0.11.0"))
     assert result.entries == AttentionSupport()
     assert result.note is not None and "registry.py is not in this release" in result.note
+
+
+def test_a_rocm_only_backend_is_judged_on_the_rocm_grid_with_the_head_sizes_its_source_lists() -> None:
+    info = next(b for b in _support("0.32.0").backends if b.name == "ROCM_ATTN")
+    assert info.platforms == ["rocm"] and info.capabilities == ["9.4", "9.5"]
+    assert info.class_provenance is not None
+    module = ast.parse((release_tree("0.32.0").root / info.class_provenance.path).read_text(encoding="utf-8"))
+    (method,) = [n for n in ast.walk(module) if isinstance(n, ast.FunctionDef) and n.name == "get_supported_head_sizes"]
+    (returned,) = [n.value for n in ast.walk(method) if isinstance(n, ast.Return)]
+    assert info.head_sizes == ast.literal_eval(returned)

@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -80,6 +82,17 @@ def test_refresh_rejects_an_option_shaped_remote_before_touching_the_cache(tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
+def _appears(found: Callable[[], bool], within: float) -> bool:
+    """Whether `found()` holds before `within` seconds pass: a condition awaited, not a duration assumed."""
+    deadline = time.monotonic() + within
+    pause = threading.Event()
+    while not found():
+        if time.monotonic() > deadline:
+            return False
+        pause.wait(0.02)
+    return True
+
+
 def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_succeeds(
     index: IndexServer, tmp_path: Path
 ) -> None:
@@ -89,7 +102,9 @@ def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_su
     child = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.DEVNULL)
     try:
         assert index.stalled.wait(timeout=60), "the child never started downloading"
-        assert list((tmp_path / "sdists").glob(".download-vllm-0.6.3.tar.gz-*/vllm-0.6.3.tar.gz.part"))
+        # The stalled bytes are on their way: the child writes them to its .part file as it reads them.
+        part = ".download-vllm-0.6.3.tar.gz-*/vllm-0.6.3.tar.gz.part"
+        assert _appears(lambda: any((tmp_path / "sdists").glob(part)), within=60), "no partial download on disk"
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()

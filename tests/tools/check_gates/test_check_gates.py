@@ -13,14 +13,14 @@ from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError
 from vllm_quant_mcp.knowledge.facts.knowledge_base import UnknownGpuError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, CheckGatesResult, Finding
-from vllm_quant_mcp.tools.check_gates.tool import check_gates as run_gates
+from vllm_quant_mcp.tools.check_gates.tool import gates_report as run_gates
 from vllm_quant_mcp.tools.context import ToolContext
 
 
 def check_gates(
     ctx: ToolContext, from_tag: str, to_tag: str, serve_command: str | None = None, **options: Any
 ) -> CheckGatesResult:
-    """The tool called as a client would: the two tags, then the serve line."""
+    """The tool's whole answer (all its pages) for the two tags, then the serve line."""
     return run_gates(ctx, CheckGatesQuery(from_tag=from_tag, to_tag=to_tag, serve_command=serve_command, **options))
 
 

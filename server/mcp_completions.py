@@ -1,0 +1,72 @@
+"""completion/complete: the values a prompt or the registry template accepts, for the argument being typed.
+
+Tags are the ones the server knows (bundled or refreshed), newest first; kinds are the
+registry's; GPUs and model families are the knowledge base's (the names version gates
+and known issues are keyed by, so a completed family is one check_gates can match).
+A value matches by prefix, ignoring case and a missing leading `v` on tags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from mcp.server import MCPServer, ServerRequestContext
+from mcp.types import CompleteRequestParams, CompleteResult, Completion, ResourceTemplateReference
+
+from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
+from vllm_quant_mcp.knowledge.tags import tag_key
+from vllm_quant_mcp.tools.context import ToolContext
+
+from .mcp_resources import TEMPLATE
+
+__all__ = ["MOST", "register"]
+
+MOST = 100  # the spec's cap on values in one completion
+
+
+@cache
+def _gpus() -> tuple[str, ...]:
+    from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
+
+    return tuple(g.id for g in load_knowledge().gpus)
+
+
+@cache
+def _families() -> tuple[str, ...]:
+    from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
+
+    names = {
+        a.name for _, fact in load_knowledge().facts() for a in getattr(fact, "affects", []) if a.kind == "model_family"
+    }
+    return tuple(sorted(names))
+
+
+def _matching(pool: list[str] | tuple[str, ...], typed: str) -> Completion:
+    prefix = typed.strip().lower()
+    values = [v for v in pool if v.lower().startswith(prefix) or v.lower().startswith("v" + prefix)]
+    return Completion(values=values[:MOST], total=len(values), has_more=len(values) > MOST)
+
+
+def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
+    def tags() -> list[str]:
+        return sorted(ctx().store.known_tags(), key=tag_key, reverse=True)
+
+    pools: dict[str, Callable[[], list[str] | tuple[str, ...]]] = {
+        "tag": tags,
+        "from_tag": tags,
+        "to_tag": tags,
+        "kind": lambda: KIND_NAMES,
+        "gpu": _gpus,
+        "model_family": _families,
+    }
+
+    async def complete(ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
+        pool = pools.get(params.argument.name)
+        if pool is None or (isinstance(params.ref, ResourceTemplateReference) and params.ref.uri != TEMPLATE):
+            return CompleteResult(completion=Completion(values=[]))
+        return CompleteResult(completion=_matching(pool(), params.argument.value))
+
+    # The low-level registration MCPServer.completion() wraps, typed; it also advertises the capability.
+    server._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, complete)

@@ -1,0 +1,53 @@
+"""Curated KV limits against the derived matrix: a stale 'fp8_e5m2 is ROCm only' is caught, the fixed entry holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.knowledge.support.claims import kv_limit_claims
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return load_knowledge()
+
+
+@pytest.fixture(scope="module")
+def registries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Registry]:
+    store = Store(Path(tmp_path_factory.mktemp("store")))
+    return {t: store.load_registry(t) for t in ("v0.31.0", "v0.32.0")}
+
+
+def _with_kv_limit(kb: KnowledgeBase, fact_id: str, **limits: object) -> KnowledgeBase:
+    facts = [f.model_copy(update=limits) if f.id == fact_id else f for f in kb.kv_cache_dtypes]
+    return kb.model_copy(update={"kv_cache_dtypes": facts})
+
+
+def test_a_rocm_only_claim_for_fp8_e5m2_is_contradicted_on_every_cuda_gpu_with_the_backend_that_takes_it(
+    kb: KnowledgeBase, registries: dict[str, Registry]
+) -> None:
+    stale = _with_kv_limit(kb, "kv-fp8-e5m2", platforms=["rocm"])
+    results = [r for r in kv_limit_claims(stale, registries) if r.fact_id == "kv-fp8-e5m2"]
+    against = {r.claim.split("gpu=")[1].split(",")[0] for r in results if r.status == "contradicted"}
+    assert {"h100", "h200", "a100", "b200"} <= against
+    h100 = next(r for r in results if "gpu=h100" in r.claim)
+    assert h100.evidence[0].tag == "v0.32.0" and h100.evidence[0].observed == "yes via FLASHINFER"
+    assert h100.evidence[0].permalink and "/blob/v0.32.0/" in h100.evidence[0].permalink
+
+
+def test_the_shipped_fp8_e5m2_entry_agrees_with_the_source(kb: KnowledgeBase, registries: dict[str, Registry]) -> None:
+    results = [r for r in kv_limit_claims(kb, registries) if r.fact_id == "kv-fp8-e5m2"]
+    assert results and {r.status for r in results} == {"confirmed"}
+
+
+def test_a_claim_that_a_gpu_runs_what_no_backend_takes_is_contradicted_too(
+    kb: KnowledgeBase, registries: dict[str, Registry]
+) -> None:
+    generous = _with_kv_limit(kb, "kv-nvfp4", only_sm=[], min_sm=80, until=None)
+    (h200,) = [r for r in kv_limit_claims(generous, registries) if r.fact_id == "kv-nvfp4" and "gpu=h200" in r.claim]
+    assert h200.status == "contradicted" and "v0.31.0" in h200.reason and "fails to start" in h200.reason
