@@ -25,6 +25,7 @@ CONTRACT_KEYS = {
     "cli_flags",
     "env_vars",
     "platforms",
+    "load_refusals",
 }
 
 
@@ -49,6 +50,7 @@ def test_registry_json_keeps_the_contract_scripts_rely_on(tmp_path: Path) -> Non
     assert set(data["backends"]) == {"linear", "moe", "attention"}
     entries = [e for key in CONTRACT_KEYS - {"schema_version", "tag", "source", "backends"} for e in data[key]]
     entries += [e for sub in data["backends"].values() for e in sub]
+    entries += [e for part in ("backends", "cuda", "rocm") for e in data["attention"][part]]
     for entry in entries:
         assert entry["name"] and set(entry["provenance"]) == {"path", "line", "permalink"}
         assert (

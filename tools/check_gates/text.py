@@ -22,7 +22,7 @@ def render(result: CheckGatesResult) -> str:
         if not (hop.gates or hop.changes):
             continue
         lines.append(f"{hop.from_tag} → {hop.to_tag}")
-        lines += [f"  gate {g.id}: {g.change} → {g.action}" for g in hop.gates]
+        lines += [f"  gate [curated] {g.id}: {g.change} → {g.action}" for g in hop.gates]
         lines += [
             f"  {c.change} {c.kind} {c.name}" + (f" {', '.join(c.values)}" if c.values else "") + _detail(c.detail)
             for c in hop.changes
