@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "show"]
 
 
-_WHOLE = {"name", "quantization", "KV dtype", "change", "kind", "severity"}
+_WHOLE = {"name", "quantization", "KV dtype", "change", "kind", "severity", "basis"}
 PIPE_WIDTH = 160  # into a file or a CI log: wide enough that names and values stay on their rows
 
 
@@ -152,13 +152,13 @@ def gates_view(result: CheckGatesResult) -> list[RenderableType]:
     """The summary, the command's findings, then per hop the gates crossed and what changed, old → new."""
     views: list[RenderableType] = [result.summary]
     if result.findings:
-        table = _table("severity", "as written", "problem", "action")
+        table = _table("severity", "basis", "as written", "problem", "action")
         for f in result.findings:
             hint = f" Did you mean: {', '.join(f.suggestions)}?" if f.suggestions else ""
-            table.add_row(f.severity, f.written, f.problem, f.action + hint)
+            table.add_row(f.severity, f.basis, f.written, f.problem, f.action + hint)
         views.append(table)
     for hop in result.hops:
-        views += [f"gate {g.id} ({hop.to_tag}): {g.change} → {g.action}" for g in hop.gates]
+        views += [f"gate [curated] {g.id} ({hop.to_tag}): {g.change} → {g.action}" for g in hop.gates]
         if hop.changes:
             views.append(_hop_table(hop))
     shown = len(result.findings) + sum(len(h.gates) + len(h.changes) for h in result.hops)
