@@ -3,8 +3,14 @@
 A query model field becomes `--field-name` (or what its `Cli` marker says), its type picks
 the argparse shape (flag, choices, `NAME=VALUE` list, JSON object), and its description is
 the help. Bounds are not repeated here: the query model validates the values, and a
-violation is reported with the flag's spelling. `serve` and `refresh` are the two commands
-that are not tools: the server itself, and the one command that writes the cache.
+violation is reported with the flag's spelling. The commands that are not tools: `serve`
+(the server itself), `refresh` (the one that fills the cache), `cache` (see and free it)
+and `completion` (shell scripts).
+
+Output: results on stdout (`--json`: the tool's output model plus `schema_version`),
+progress and errors on stderr. Exit codes: 0 done, 1 `audit` found something the tag
+rejects, 2 bad input (usage, unknown name), 3 a service or the cache could not answer,
+70 an internal error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import os
 import sys
 import types
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -21,11 +28,23 @@ from pydantic.fields import FieldInfo
 
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
 
+from .cli_cache import add_cache
 from .cli_inputs import INPUTS, Input, value_parser
+from .cli_output import print_result, spelling
+from .cli_parser import Parser, reject_unknown, spelled
 from .errors import exit_code, validation_text
 from .toolsets import all_specs
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_CODES", "build_parser", "main"]
+
+EXIT_CODES = {
+    0: "done (`audit`: nothing the tag rejects)",
+    1: "`audit` found something the tag rejects",
+    2: "bad input: a usage error, or a name (tag, flag, GPU, model) that nothing here knows; the message names the fix",
+    3: "a service or the cache could not answer (network, GitHub, the package index, a lock held too long)",
+    70: "an internal error: please report it",
+    130: "interrupted",
+}
 
 EPILOG = """\
 examples:
@@ -35,10 +54,14 @@ examples:
   vllm-quant-mcp gates v0.27.1 v0.32.0 --command 'vllm serve m --quantization bitsandbytes'
   vllm-quant-mcp pick --gpu h200 --model meta-llama/Llama-3.1-70B-Instruct --num-gpus 2
   vllm-quant-mcp render --model m --tag v0.32.0 -q fp8 --kv-cache-dtype fp8 -tp 2 --format docker
-  vllm-quant-mcp audit deploy.yaml --tag v0.32.0 --json     # exit 1 when something is invalid
+  vllm-quant-mcp audit deploy.sh --tag v0.32.0 --format github   # exit 1 when something is invalid
   vllm-quant-mcp issue 38652 --tag v0.18.0
   vllm-quant-mcp refresh --tag v0.33.0 --source pypi
+  vllm-quant-mcp cache list
   vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
+
+exit codes:
+  0 done, 1 audit found something the tag rejects, 2 bad input, 3 a service could not be reached, 70 internal
 
 environment:
   VLLM_QUANT_MCP_TAG        default tag (else the installed vLLM, else the newest bundled)
@@ -46,7 +69,15 @@ environment:
   VLLM_QUANT_MCP_REMOTE     git remote for refresh (default the public vLLM repository)
   VLLM_QUANT_MCP_INDEX_URL  package index (PEP 691 simple API) for refresh --source pypi
   VLLM_QUANT_MCP_KEEP_SDISTS=1  keep the downloaded sdist in the cache (default: dropped after reading)
+  HF_HOME, HF_TOKEN         Hugging Face cache and token for pick (a token saved by `hf auth login` works too)
 """
+
+
+def package_version() -> str:
+    try:
+        return version("vllm-quant-mcp")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def _unwrap_optional(annotation: Any) -> Any:
@@ -66,7 +97,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
     """Add one query field to the subcommand; returns how errors should spell it."""
     cli = next((m for m in field.metadata if isinstance(m, Cli)), Cli())
     kind = _unwrap_optional(field.annotation)
-    help_text = field.description or ""
+    help_text = (field.description or "").replace("%", "%%")
     options: dict[str, Any] = {"help": help_text, "default": None}
     if kind is bool:
         options.update(action="store_true", default=None)
@@ -94,7 +125,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
     return flags[-1] if flags[-1].startswith("--") else flags[0]
 
 
-def _add_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], spec: ToolSpec[Any, Any]) -> None:
+def _add_tool(sub: argparse._SubParsersAction[Any], spec: ToolSpec[Any, Any]) -> None:
     parser = sub.add_parser(spec.cli, help=spec.cli_help, description=spec.description)
     custom: Input | None = INPUTS.get(spec.name)
     skipped = custom.replaces if custom else ()
@@ -109,24 +140,33 @@ def _add_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], spec: To
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="vllm-quant-mcp",
         description="Answer vLLM quantization questions from the vLLM source at a pinned release tag.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("-V", "--version", action="version", version=f"vllm-quant-mcp {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_serve(sub)
     _add_refresh(sub)
     for spec in all_specs():
         _add_tool(sub, spec)
+    add_cache(sub)
+    _add_completion(sub)
+    parser.set_defaults(parser=parser)
     return parser
 
 
-def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     p.add_argument("--tag", help="default tag for tools called without one (default: pinned or newest bundled)")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default) for an agent that starts the server, http (streamable) for a team-shared one",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     p.add_argument("--token", help="require this bearer token on HTTP (or VLLM_QUANT_MCP_TOKEN)")
@@ -140,10 +180,10 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="HOST[:PORT]",
         help="extra allowed Host header, e.g. the name clients use for a team-shared server",
     )
-    p.set_defaults(run=_serve)
+    p.set_defaults(run=_serve, parser=p)
 
 
-def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_refresh(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("refresh", help="fetch the source at a tag and derive its registry into the cache")
     p.add_argument("--tag", required=True, help="vLLM release tag, e.g. v0.33.0")
     p.add_argument(
@@ -154,7 +194,17 @@ def _add_refresh(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
     p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(run=_refresh)
+    p.set_defaults(run=_refresh, parser=p, progress=True)
+
+
+def _add_completion(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description='Load it from your shell\'s start-up file, e.g. eval "$(vllm-quant-mcp completion bash)".',
+    )
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.set_defaults(run=_completion, parser=p)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -164,16 +214,27 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
+    import json
+
     from vllm_quant_mcp.knowledge.registry.refresh import refresh
 
     result = refresh(args.tag, source=args.source, remote=args.remote, index_url=args.index_url)
     if args.json:
-        print(result.model_dump_json(indent=2))
+        print(json.dumps({"schema_version": 1, **result.model_dump(mode="json")}, indent=2, ensure_ascii=False))
         return 0
     lines = [f"{result.tag}: tree {result.tree} from {result.source.kind} ({result.source.origin})"]
     lines.append(f"registry: {result.registry_path}")
     lines += [f"note: {n}" for n in result.notes]
     print("\n".join(lines))
+    return 0
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
+
+    from .cli_complete import script
+
+    sys.stdout.write(script(args.shell, build_parser(), bundled_tags()))
     return 0
 
 
@@ -199,21 +260,41 @@ def _run_tool(args: argparse.Namespace) -> int:
     try:
         query = spec.query.model_validate(_arguments(args, spec))
     except ValidationError as exc:
-        parser.error(validation_text(exc, args.spell))
+        parser.error(spelled(validation_text(exc, args.spell), *spelling(spec, args.spell)))
     custom = INPUTS.get(spec.name)
     ctx = make_context(getattr(query, "tag", None))
     if custom is not None and custom.whole is not None and args.json and custom.whole(query):
         print(custom.whole_json(ctx, query))
         return 0
     result = spec.function()(ctx, query)
-    print(result.model_dump_json(indent=2) if args.json else spec.renderer()(result))
+    print_result(spec, result, args, sys.stdout)
     return custom.exit_status(result) if custom is not None else 0
 
 
+def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
+    """An anticipated error on stderr, prefixed with the (sub)command, in the flags' spelling."""
+    parser: argparse.ArgumentParser = args.parser
+    spec: ToolSpec[Any, Any] | None = getattr(args, "spec", None)
+    message = spelled(str(exc), *spelling(spec, args.spell)) if spec is not None else str(exc)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return code
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if not (hasattr(args, "spec") or getattr(args, "progress", False)):
+        return int(args.run(args))
+    from .cli_progress import progress_on_stderr
+
+    with progress_on_stderr():
+        return int(args.run(args)) if hasattr(args, "run") else _run_tool(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, extras = build_parser().parse_known_args(argv)
+    if extras:
+        reject_unknown(args.parser, extras)
     try:
-        code: int = args.run(args) if hasattr(args, "run") else _run_tool(args)
+        code = _dispatch(args)
     except KeyboardInterrupt:
         print("interrupted; nothing half-written was kept", file=sys.stderr)
         return 130
@@ -224,8 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code_for = exit_code(exc)
         if code_for is None:
             raise
-        print(f"error: {exc}", file=sys.stderr)
-        return code_for
+        return _report(args, exc, code_for)
     return code
 
 

@@ -4,9 +4,10 @@ The generated CLI builds every tool's parser and imports pydantic, the MCP SDK a
 store before it looks at the arguments: about half a second, ten times what an `rg` run
 takes. This path reads the arguments itself, opens the tag's pack (sources/pack.py) and runs
 the same search as the tool, importing neither; the output is `render` of the tool's result,
-line for line (a test holds both to it). Anything else, an unusual flag, `--json`, a tag
-given by no flag or environment variable, a tag not refreshed, any error, returns None and
-the generated CLI answers instead, with its own messages.
+line for line as the generated CLI prints it, flags spelled for the shell (a test holds both
+to it). Anything else, an unusual flag, `--json`, a tag given by no flag or environment
+variable, a tag not refreshed, any error, returns None and the generated CLI answers
+instead, with its own messages.
 """
 
 from __future__ import annotations
@@ -129,9 +130,9 @@ def grep(argv: Sequence[str]) -> int | None:
     )
     if found.total > len(found.hits):
         out.append(
-            f"showing {len(found.hits)} of {found.total} matching lines; narrow with path_glob "
+            f"showing {len(found.hits)} of {found.total} matching lines; narrow with --path-glob "
             "(e.g. 'vllm/model_executor/layers/quantization/**'), a more specific pattern, "
-            "or raise max_results (<= 500)."
+            "or raise --max-results (<= 500)."
         )
     sys.stdout.write("\n".join(out) + "\n")
     return 0

@@ -2,7 +2,8 @@
 three commands whose shell form differs from their MCP form.
 
 - `audit FILE`: the MCP tool takes the file's text and name; the CLI takes a path and reads it.
-- `audit` exits 1 when the file holds something the tag rejects, so a CI job can gate on it.
+- `audit` exits 1 when the file holds something the tag rejects, so a CI job can gate on it, and
+  prints its report as text, JSON, GitHub workflow annotations or SARIF (`--format`).
 - `registry --json` without `--kind` prints the whole registry: the contract scripts rely on.
 """
 
@@ -14,7 +15,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import Any, TextIO, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -102,10 +103,32 @@ class Input:
     exit_status: Callable[[Any], int] = lambda result: 0
     whole: Callable[[Any], bool] | None = None
     whole_json: Callable[[ToolContext, Any], str] = lambda ctx, query: ""
+    show: Callable[[Any, argparse.Namespace, TextIO], bool] | None = None  # True when it printed the result
+
+
+AUDIT_FORMATS = ("text", "json", "github", "sarif")
 
 
 def _audit_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="the script, Kubernetes manifest or compose file to read")
+    parser.add_argument(
+        "--format",
+        choices=AUDIT_FORMATS,
+        default="text",
+        help="text (default), json (as --json), github (workflow annotations on the file's lines) or sarif "
+        "(SARIF 2.1.0 for code scanning); the exit status is the same in every format",
+    )
+
+
+def _audit_show(report: Any, args: argparse.Namespace, stream: TextIO) -> bool:
+    if args.format in ("github", "sarif"):
+        from .cli_audit import github_annotations, sarif_log
+
+        emit = github_annotations if args.format == "github" else sarif_log
+        stream.write(emit(report, str(args.file)) + "\n")
+        return True
+    args.json = args.json or args.format == "json"
+    return False
 
 
 def _audit_arguments(args: argparse.Namespace) -> dict[str, Any]:
@@ -122,6 +145,7 @@ INPUTS: dict[str, Input] = {
         add_arguments=_audit_file,
         arguments=_audit_arguments,
         exit_status=lambda report: 0 if report.ok else 1,
+        show=_audit_show,
     ),
     "get_registry": Input(whole=lambda query: query.kind is None and not query.contains, whole_json=_whole_registry),
 }

@@ -1,4 +1,5 @@
-"""The `vllm-quant-mcp` command: a common `grep` answered before anything heavy is imported, else the full CLI.
+"""The `vllm-quant-mcp` command: `--version` and a common `grep` answered before anything heavy is imported, else
+the full CLI.
 
 Importing the generated CLI (cli.py) loads pydantic, the MCP SDK and every tool's spec, about
 half a second; a grep of a refreshed tag needs none of it (cli_grep.py), so this module,
@@ -15,6 +16,11 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments in (["--version"], ["-V"]):  # answered as fast as `uv --version`; the full parser says the same
+        from importlib.metadata import version
+
+        print(f"vllm-quant-mcp {version('vllm-quant-mcp')}")
+        return 0
     if arguments[:1] == ["grep"]:
         from .cli_grep import grep
 

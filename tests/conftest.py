@@ -7,8 +7,11 @@ of the suite's time on a cold machine.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,13 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).parent))
 
 from support import releases
+
+# The Hugging Face cache and token of whoever runs the tests stay out of them (and the tests out of that cache):
+# set before huggingface_hub is imported, inherited by every CLI and server subprocess.
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="vllm-quant-mcp-tests-hf-")
+atexit.register(shutil.rmtree, os.environ["HF_HOME"], True)
+for _name in ("HF_TOKEN", "HF_HUB_CACHE", "HF_TOKEN_PATH", "HF_HUB_OFFLINE", "HF_ENDPOINT"):
+    os.environ.pop(_name, None)
 
 # CI and a contributor see the same examples: derandomized, no per-example deadline on a loaded machine.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)

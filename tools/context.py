@@ -7,6 +7,7 @@ default tag) and hands it to each call, and tests build theirs on real data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from vllm_quant_mcp.knowledge.registry.model import Registry, SourceInfo
@@ -24,6 +25,8 @@ class RegistryStore(Protocol):
     def ensure_tree(self, tag: str) -> SourceTree: ...
 
     def tree_source(self, tag: str) -> SourceInfo | None: ...
+
+    def registry_path(self, tag: str) -> Path: ...
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ class ToolSpec(Generic[Q, R]):
     # It can reach the network: GitHub, the Hugging Face hub, or a fetch of a tag's tree the cache lacks.
     # MCP reads a missing openWorldHint as true, so the local tools say false.
     open_world: bool = False
+    schema_version: int = 1  # of the result as `--json` prints it: bump when a field is renamed or removed
 
     def function(self) -> Callable[[ToolContext, Q], R]:
         """The tool's pure function, imported on first use: it may load tree-sitter, httpx or the knowledge base."""

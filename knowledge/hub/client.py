@@ -4,14 +4,19 @@
     model.safetensors.index.json    metadata.total_size: exact weight bytes (optional)
     /api/models/{repo}              safetensors.parameters: exact parameter count per dtype (optional)
 
-The hub is reached with httpx (HF_ENDPOINT, HF_TOKEN, timeouts) behind a diskcache
-under <cache>/hub: a fresh entry (younger than `max_age`) answers without the network,
-and when the hub is unreachable any cached entry answers, with a note saying so.
-HF_HUB_OFFLINE=1 never touches the network. The token goes into the Authorization
-header only; it is never logged, cached or put in a message.
+The two files go through `huggingface_hub`, so they follow the ecosystem's conventions:
+the token saved by `hf auth login` (or HF_TOKEN), HF_ENDPOINT, HF_HOME and its hub cache
+(a config vLLM or transformers already downloaded answers here too, and one read here is
+there for them), HF_HUB_OFFLINE. The API answer is not a file of the repo, so it is kept
+in a small diskcache under <cache>/hub, used when the hub is down or HF_HUB_OFFLINE is
+set. That request goes first and tells whether the hub answers: when it does not, the
+files are read from the local cache only, with a note, instead of each waiting out its own
+timeout; when it refuses the repo (gated, no token), files already in the local cache
+still answer, with a note. The token goes into the Authorization header only; it is
+never logged, cached or put in a message.
 
     InvalidModelRefError (InvalidInputError)   neither a repo id nor a directory
-    ModelNotFoundError (NotFoundError)         the hub or directory has no config.json
+    ModelNotFoundError (NotFoundError)         the hub or directory has no config.json, or refuses a gated repo
     HubUnavailableError (UnavailableError)     the hub did not answer and nothing is cached
 """
 
@@ -49,9 +54,9 @@ DEFAULT_ENDPOINT = "https://huggingface.co"
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
-MAX_AGE_S = 24 * 3600.0
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
 _EXPLICIT_HINT = "or pass the model as explicit figures (params_b, layers, kv_heads, head_dim)"
+ApiAnswer = Literal["answered", "refused", "unreachable", "offline"]
 
 
 class InvalidModelRefError(InvalidInputError):
@@ -109,7 +114,7 @@ def read_local(directory: Path) -> ModelFiles:
 
 
 class HubClient:
-    """Reads model files from one hub endpoint, through a cache."""
+    """Reads model files from one hub endpoint: files through the Hugging Face cache, the API through ours."""
 
     def __init__(
         self,
@@ -117,23 +122,28 @@ class HubClient:
         token: str | None = None,
         cache_dir: Path | None = None,
         offline: bool = False,
-        max_age_s: float = MAX_AGE_S,
         timeout: httpx.Timeout = TIMEOUT,
+        hf_cache: Path | None = None,
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
         self._token = token
         self.cache_dir = cache_dir or settings().cache_dir / "hub"
+        self.hf_cache = hf_cache  # None: huggingface_hub's own (HF_HUB_CACHE, else HF_HOME/hub)
         self.offline = offline
-        self.max_age_s = max_age_s
         self.timeout = timeout
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ, cache_dir: Path | None = None) -> HubClient:
+    def from_env(
+        cls, environ: Mapping[str, str] = os.environ, cache_dir: Path | None = None, hf_cache: Path | None = None
+    ) -> HubClient:
+        """HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE from `environ`; with no HF_TOKEN, huggingface_hub finds the
+        token `hf auth login` saved (HF_TOKEN_PATH, else HF_HOME/token)."""
         return cls(
             endpoint=environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT,
             token=environ.get("HF_TOKEN") or None,
             cache_dir=cache_dir,
-            offline=environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"),
+            offline=environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"),
+            hf_cache=hf_cache,
         )
 
     def __repr__(self) -> str:
@@ -150,97 +160,123 @@ class HubClient:
             )
         notes: list[str] = []
         origins: set[str] = set()
-        with diskcache.Cache(str(self.cache_dir)) as cache, self._client() as client:
-            fetched = {
-                name: self._fetch(cache, client, repo, path, required=name == CONFIG, notes=notes, origins=origins)
-                for name, path in (
-                    (CONFIG, f"/{repo}/resolve/main/{CONFIG}"),
-                    (INDEX, f"/{repo}/resolve/main/{INDEX}"),
-                    ("api", f"/api/models/{repo}"),
-                )
-            }
-        config = fetched[CONFIG]
+        api, answer = self._api(repo, notes, origins)
+        local_only = self.offline or answer == "unreachable"
+        config = self._file(repo, CONFIG, True, local_only, origins)
         assert config is not None
+        index = self._file(repo, INDEX, False, local_only, origins)
+        if answer == "refused":
+            origins.discard("hub")
+            notes.append(
+                f"The hub refused {repo} (gated or private, and no token it accepts); its files came from the local "
+                "Hugging Face cache."
+            )
         return ModelFiles(
             ref=repo,
-            origin="cache" if origins == {"cache"} or "stale" in origins else "hub",
+            origin="cache" if "hub" not in origins else "hub",
             config=_load_json(config, f"{repo}/{CONFIG}"),
-            index=_load_json(index, f"{repo}/{INDEX}") if (index := fetched[INDEX]) else None,
-            api=_load_json(api, f"{self.endpoint}/api/models/{repo}") if (api := fetched["api"]) else None,
+            index=_load_json(index, f"{repo}/{INDEX}") if index else None,
+            api=_load_json(api, f"{self.endpoint}/api/models/{repo}") if api else None,
             notes=notes,
         )
 
-    def _client(self) -> httpx.Client:
-        headers = {"User-Agent": "vllm-quant-mcp"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
-        return httpx.Client(timeout=self.timeout, follow_redirects=True, headers=headers)
+    # -- the repo's files, through huggingface_hub and its cache ----------------------------------------------
 
-    def _fetch(
-        self,
-        cache: diskcache.Cache,
-        client: httpx.Client,
-        repo: str,
-        path: str,
-        required: bool,
-        notes: list[str],
-        origins: set[str],
-    ) -> str | None:
-        """The body at `path` ("" cached for a 404 of an optional file), fresh cache first, stale cache last."""
-        key = f"{self.endpoint}{path}"
-        cached: tuple[float, str | None] | None = cache.get(key)
-        if cached is not None and (self.offline or time.time() - cached[0] < self.max_age_s):
-            origins.add("cache")
-            return self._require(cached[1], repo, path, required)
-        if self.offline:
-            if required:
-                raise HubUnavailableError(
-                    f"HF_HUB_OFFLINE is set and {repo} is not in the hub cache ({self.cache_dir}); "
-                    f"unset it to fetch {path}, {_EXPLICIT_HINT}."
-                )
-            return None
+    def _file(self, repo: str, name: str, required: bool, local_only: bool, origins: set[str]) -> str | None:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import (
+            EntryNotFoundError,
+            GatedRepoError,
+            HfHubHTTPError,
+            LocalEntryNotFoundError,
+            RepositoryNotFoundError,
+        )
+        from huggingface_hub.utils.tqdm import disable_progress_bars
+
+        disable_progress_bars()  # stderr belongs to the CLI's progress and the MCP stdio logs
         try:
-            response = client.get(f"{self.endpoint}{path}")
-        except httpx.HTTPError as exc:
-            if cached is not None:
-                origins.add("stale")
-                notes.append(
-                    f"The hub ({self.endpoint}) did not answer ({exc.__class__.__name__}); "
-                    f"{path} came from the cache, fetched {time.strftime('%Y-%m-%d', time.gmtime(cached[0]))}."
-                )
-                return self._require(cached[1], repo, path, required)
+            path = hf_hub_download(
+                repo,
+                name,
+                endpoint=self.endpoint,
+                token=self._token,
+                cache_dir=self.hf_cache,
+                local_files_only=local_only,
+                etag_timeout=self.timeout.connect or 5.0,
+            )
+        except LocalEntryNotFoundError as exc:
             if not required:
-                notes.append(f"The hub did not answer for {path}; figures that need it are estimates.")
                 return None
+            if self.offline:
+                raise HubUnavailableError(
+                    f"HF_HUB_OFFLINE is set and {name} of {repo} is not in the Hugging Face cache; unset it to "
+                    f"fetch it, {_EXPLICIT_HINT}."
+                ) from exc
             raise HubUnavailableError(
-                f"The hub ({self.endpoint}) did not answer for {repo} ({exc.__class__.__name__}) and nothing is "
-                f"cached; check the network or HF_ENDPOINT, {_EXPLICIT_HINT}."
+                f"The hub ({self.endpoint}) did not answer for {repo} and nothing is cached; check the network or "
+                f"HF_ENDPOINT, {_EXPLICIT_HINT}."
             ) from exc
-        origins.add("hub")
-        if response.status_code in (401, 403):
+        except (GatedRepoError, RepositoryNotFoundError) as exc:  # nothing cached, or the library would have used it
+            if not required:
+                return None
+            if isinstance(exc, GatedRepoError):
+                raise ModelNotFoundError(
+                    f"The hub refused {repo} (HTTP {exc.response.status_code}): the repo is gated or private; "
+                    f"accept its licence, then run `hf auth login` or set HF_TOKEN, {_EXPLICIT_HINT}."
+                ) from exc
+            raise ModelNotFoundError(
+                f"No model {repo!r} on the hub; check the spelling (org/name, case matters) or log in "
+                f"(`hf auth login` or HF_TOKEN) for a private repo, {_EXPLICIT_HINT}."
+            ) from exc
+        except EntryNotFoundError as exc:
             if required:
                 raise ModelNotFoundError(
-                    f"The hub refused {repo} (HTTP {response.status_code}): the repo is gated or private; "
-                    f"accept its licence and set HF_TOKEN, {_EXPLICIT_HINT}."
-                )
+                    f"{repo} has no {name} on the hub; check the repo id, or point at a local model folder, "
+                    f"{_EXPLICIT_HINT}."
+                ) from exc
             return None
-        if response.status_code == 404:
-            cache.set(key, (time.time(), None))
-            return self._require(None, repo, path, required)
-        if response.status_code != 200:
+        except HfHubHTTPError as exc:
             if required:
                 raise HubUnavailableError(
-                    f"The hub answered HTTP {response.status_code} for {path}; retry later, {_EXPLICIT_HINT}."
-                )
+                    f"The hub answered HTTP {exc.response.status_code} for {name} of {repo}; retry later, "
+                    f"{_EXPLICIT_HINT}."
+                ) from exc
             return None
-        cache.set(key, (time.time(), response.text))
-        return response.text
+        origins.add("cache" if local_only else "hub")
+        return Path(str(path)).read_text(encoding="utf-8")
 
-    @staticmethod
-    def _require(body: str | None, repo: str, path: str, required: bool) -> str | None:
-        if body is None and required:
-            raise ModelNotFoundError(
-                f"No model {repo!r} on the hub ({path} not found); check the spelling (org/name, case matters) "
-                f"or set HF_TOKEN for a private repo, {_EXPLICIT_HINT}."
-            )
-        return body
+    # -- the API answer, through our cache ------------------------------------------------------------------
+
+    def _api(self, repo: str, notes: list[str], origins: set[str]) -> tuple[str | None, ApiAnswer]:
+        """The API's JSON for the repo (None when there is none) and how the hub answered."""
+        from huggingface_hub import get_token
+
+        key = f"{self.endpoint}/api/models/{repo}"
+        with diskcache.Cache(str(self.cache_dir)) as cache:
+            cached: tuple[float, str | None] | None = cache.get(key)
+            if self.offline:
+                return (cached[1] if cached else None), "offline"
+            token = self._token or get_token()  # HF_TOKEN, else the token `hf auth login` saved
+            headers = {"User-Agent": "vllm-quant-mcp", **({"Authorization": f"Bearer {token}"} if token else {})}
+            try:
+                with httpx.Client(timeout=self.timeout, follow_redirects=True, headers=headers) as client:
+                    response = client.get(key)
+            except httpx.HTTPError as exc:
+                fetched = f" (parameter counts as fetched {_day(cached[0])})" if cached and cached[1] else ""
+                notes.append(
+                    f"The hub ({self.endpoint}) did not answer ({exc.__class__.__name__}); the model's files came "
+                    f"from the local Hugging Face cache{fetched}."
+                )
+                return (cached[1] if cached else None), "unreachable"
+            if response.status_code in (401, 403):
+                return None, "refused"
+            origins.add("hub")
+            if response.status_code not in (200, 404):
+                return (cached[1] if cached else None), "answered"
+            body = response.text if response.status_code == 200 else None
+            cache.set(key, (time.time(), body))
+            return body, "answered"
+
+
+def _day(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(stamp))

@@ -24,6 +24,7 @@ def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
         report("derive", done, len(EXTRACTED_FIELDS), f"{field} of {tree.tag}")
         module = importlib.import_module(f"vllm_quant_mcp.knowledge.extract.{marker.module}")
         results[field] = getattr(module, marker.function)(tree)
+    report("derive", len(EXTRACTED_FIELDS), len(EXTRACTED_FIELDS), f"registry of {tree.tag}")
     notes = {
         kind: " ".join([*([result.note] if result.note else []), *result.warnings])
         for kind, result in results.items()

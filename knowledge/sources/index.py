@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import ChecksumError, NetworkError, ReleaseNotFoundError, UnsafeInputError
 from ..progress import report
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
-from .progress import Progress
 
 __all__ = ["IndexFile", "PackageIndex", "http_client"]
 
@@ -143,16 +142,17 @@ class PackageIndex:
             if response.status_code != 200:
                 raise NetworkError(f"{file.url} answered {response.status_code}; retry later or use another index.")
             total = int(response.headers.get("content-length") or file.size or 0)
-            with part.open("wb") as out, Progress(file.filename, total) as progress:
-                reported = 0
+            with part.open("wb") as out:  # progress is reported; the CLI or the MCP server draws it
+                done = reported = 0
+                report("fetch", 0, total or None, file.filename)
                 for chunk in response.iter_bytes(1 << 16):
                     digest.update(chunk)
                     out.write(chunk)
-                    progress.advance(len(chunk))
-                    if progress.done - reported >= 1 << 20:
-                        reported = progress.done
-                        report("fetch", progress.done, total or None, file.filename)
-                report("fetch", progress.done, total or None, file.filename)
+                    done += len(chunk)
+                    if done - reported >= 1 << 20:
+                        reported = done
+                        report("fetch", done, total or None, file.filename)
+                report("fetch", done, done, file.filename)
                 out.flush()
                 os.fsync(out.fileno())
         if digest.hexdigest() != file.sha256:

@@ -1,4 +1,5 @@
-"""The CLI's fast grep answers exactly what the tool's renderer prints, and leaves everything else to the full CLI."""
+"""The CLI's fast grep answers exactly what the generated CLI prints (the tool's renderer, flags spelled for the
+shell), and leaves everything else to the full CLI."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from support.releases import install_release_tree
 
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.loading import index_for
+from vllm_quant_mcp.server.cli import build_parser
 from vllm_quant_mcp.server.cli_grep import grep
+from vllm_quant_mcp.server.cli_output import human_text
 from vllm_quant_mcp.server.entry import main
+from vllm_quant_mcp.server.toolsets import all_specs
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
-from vllm_quant_mcp.tools.grep_vllm_source.text import render
 from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree
 
 
@@ -46,8 +49,10 @@ def test_fast_grep_prints_what_the_tools_renderer_prints(
     monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache))
     assert grep([*argv, "--tag", "v0.32.0"]) == 0
     tree = Store(cache).source_tree("v0.32.0")
-    expected = render(grep_tree(tree, index_for(tree), GrepQuery(**query)))  # type: ignore[arg-type]
-    assert capsys.readouterr().out == expected + "\n"
+    result = grep_tree(tree, index_for(tree), GrepQuery(**query))  # type: ignore[arg-type]
+    spec = next(s for s in all_specs() if s.name == "grep_vllm_source")
+    spell = build_parser().parse_args(["grep", "x"]).spell
+    assert capsys.readouterr().out == human_text(spec, result, spell) + "\n"
 
 
 @pytest.mark.parametrize(
@@ -73,4 +78,5 @@ def test_the_cli_reports_a_bad_pattern_through_the_generated_path(
 ) -> None:
     monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache))
     assert main(["grep", "(unclosed", "--tag", "v0.32.0"]) == 2
-    assert "fixed_string=true" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--fixed-string" in err and "fixed_string" not in err

@@ -74,6 +74,15 @@ def test_a_request_without_the_token_is_refused_with_401(server_url: str) -> Non
     assert response.status_code == 401
     wrong = httpx.post(server_url, json=INIT, headers={**HEADERS, "Authorization": "Bearer nope"}, timeout=10)
     assert wrong.status_code == 401
+    other_scheme = httpx.post(server_url, json=INIT, headers={**HEADERS, "Authorization": f"Basic {TOKEN}"}, timeout=10)
+    assert other_scheme.status_code == 401
+
+
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "Bearer"])
+def test_the_bearer_scheme_is_accepted_in_any_case_as_rfc_7235_says(server_url: str, scheme: str) -> None:
+    headers = {**HEADERS, "Authorization": f"{scheme} {TOKEN}"}
+    response = httpx.post(server_url, json=INIT, headers=headers, timeout=10)
+    assert response.status_code == 200, response.text
 
 
 def test_a_foreign_origin_is_refused_even_with_the_token(server_url: str) -> None:

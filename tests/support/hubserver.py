@@ -1,8 +1,11 @@
 """A Hugging Face hub look-alike on 127.0.0.1, in a thread, serving model configs written for the tests.
 
-It speaks the two paths the hub client uses: `/{org}/{name}/resolve/main/{file}` and
-`/api/models/{org}/{name}`. Repos listed in `gated` answer 401 unless the request carries
-`Authorization: Bearer <token>`. `requests` and `auth_headers` record what arrived.
+It speaks the two paths the hub client uses: `/{org}/{name}/resolve/main/{file}` (HEAD and
+GET, with the headers huggingface_hub reads: X-Repo-Commit, ETag, and X-Error-Code on
+errors, as the hub sends them) and `/api/models/{org}/{name}`. Repos listed in `gated`
+answer 401 (X-Error-Code: GatedRepo) unless the request carries `Authorization: Bearer
+<token>`; `/api/whoami-v2` knows the tokens in `gated`, so `hf auth login --token` can check one
+against it. `requests` (method and path, HEADs marked) and `auth_headers` record what arrived.
 
 The configs are small JSON shapes written from the public descriptions of each
 architecture (layer counts, head counts, expert counts), not copies of the files.
@@ -10,6 +13,7 @@ architecture (layer counts, head counts, expert counts), not copies of the files
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -203,30 +207,54 @@ class HubServer(LoopbackServer):
         """The value for HF_ENDPOINT (or HubClient's `endpoint`), the hub's own name for the base URL."""
         return self.base_url
 
-    def lookup(self, path: str, auth: str | None) -> tuple[int, Any]:
-        parts = path.strip("/").split("/")
+    def lookup(self, path: str, auth: str | None) -> tuple[int, Any, dict[str, str]]:
+        """Status, JSON body and the hub's headers for a path."""
+        parts = path.split("?", 1)[0].strip("/").split("/")
+        if parts == ["api", "whoami-v2"]:
+            if auth is None or auth.removeprefix("Bearer ") not in self.gated.values():
+                return 401, {"error": "Invalid credentials in Authorization header"}, {}
+            return (
+                200,
+                {"type": "user", "name": "tester", "auth": {"accessToken": {"displayName": "tests", "role": "read"}}},
+                {},
+            )
         if len(parts) == 4 and parts[:2] == ["api", "models"]:
             repo, name = f"{parts[2]}/{parts[3]}", "api"
         elif len(parts) == 5 and parts[2:4] == ["resolve", "main"]:
             repo, name = f"{parts[0]}/{parts[1]}", parts[4]
         else:
-            return 404, {"error": "Not Found"}
+            return 404, {"error": "Not Found"}, {}
+        commit = hashlib.sha1(repo.encode()).hexdigest()
         if repo in self.gated and auth != f"Bearer {self.gated[repo]}":
-            return 401, {"error": "Access to this model is restricted."}
+            return 401, {"error": "Access to this model is restricted."}, {"X-Error-Code": "GatedRepo"}
         files = self.models.get(repo)
-        if files is None or name not in files:
-            return 404, {"error": "Entry not found"}
-        return 200, files[name]
+        if files is None:
+            return 401, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}
+        if name not in files:
+            return 404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": commit}
+        body = json.dumps(files[name]).encode("utf-8")
+        return 200, files[name], {"X-Repo-Commit": commit, "ETag": f'"{hashlib.sha1(body).hexdigest()}"'}
 
     def _handler(self) -> type[QuietHandler]:
         server = self
 
         class Handler(QuietHandler):
-            def do_GET(self) -> None:
+            def _answer(self, head: bool) -> None:
                 auth = self.headers.get("Authorization")
-                server.requests.append(self.path)
+                server.requests.append(f"HEAD {self.path}" if head else self.path)
                 server.auth_headers.append(auth)
-                status, body = server.lookup(self.path, auth)
-                self.reply(status, json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"})
+                status, body, headers = server.lookup(self.path, auth)
+                data = json.dumps(body).encode("utf-8")
+                headers = {"Content-Type": "application/json", **headers}
+                if head:
+                    self.begin_reply(status, headers, len(data))
+                else:
+                    self.reply(status, data, headers)
+
+            def do_GET(self) -> None:
+                self._answer(head=False)
+
+            def do_HEAD(self) -> None:
+                self._answer(head=True)
 
         return Handler

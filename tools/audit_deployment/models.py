@@ -33,6 +33,7 @@ class InvocationAudit(BaseModel):
     pinned_by: str | None = None
     invalid: bool = Field(description="True when vLLM at the tag would reject something here.")
     error: str | None = Field(default=None, description="Why the invocation could not be read (not counted invalid).")
+    unresolved: list[str] = Field(default=[], description="Variables the file does not set; findings on them are info.")
     findings: list[Finding] = []
     gates: list[GateMatch] = Field(default=[], description="Curated gates crossed from from_tag that concern it.")
     notes: list[str] = []

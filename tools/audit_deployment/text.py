@@ -17,5 +17,7 @@ def render(result: AuditReport) -> str:
         for f in inv.findings:
             lines.append(f"    [{f.severity}, {f.basis}] {f.written}: {f.problem}")
             lines.append(f"        action: {f.action}")
+            if f.suggestions:
+                lines.append(f"        did you mean: {', '.join(f.suggestions)}")
         lines += [f"    note: {n}" for n in inv.notes]
     return "\n".join(lines)

@@ -4,6 +4,11 @@ Each `vllm serve` invocation the file holds is checked with check_gates: against
 tag alone, or, when the file pins a release (an image tag, a pip pin), as an upgrade
 from that release, so removals come with the release that made them. `ok` and
 `invalid_count` let a CI job fail on anything vLLM would reject at the tag.
+
+Variables the file sets are expanded before the check (knowledge/deploy/expand.py). A
+value the file cannot resolve (`--quantization "$QUANT"` with QUANT set only by the
+caller's environment) is reported as unresolved, severity info: the file may be right,
+and a CI gate must not go red on what only run time can tell.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ def audit_deployment(
             from_tag=start,
             pinned_by=inv.pinned_by,
             invalid=False,
+            unresolved=inv.unresolved,
             notes=notes,
         )
         try:
@@ -67,6 +73,7 @@ def audit_deployment(
             audits.append(base.model_copy(update={"error": str(exc)}))
             continue
         findings = result.findings if start else [_where_else(ctx, f) for f in result.findings]
+        findings = [_unresolved(f, inv.unresolved, to) for f in findings]
         audits.append(
             base.model_copy(
                 update={
@@ -89,6 +96,27 @@ def audit_deployment(
         unreadable_count=unreadable,
         summary=_summary(filename, to, audits, invalid, risky, unreadable),
         invocations=audits,
+    )
+
+
+def _unresolved(finding: Finding, unresolved: list[str], tag: str) -> Finding:
+    """A finding about a value the file leaves to run time is no verdict on the file: info, saying why."""
+    refs = [u for u in unresolved if u in finding.written]
+    if not refs:
+        return finding
+    names = ", ".join(refs)
+    return finding.model_copy(
+        update={
+            "severity": "info",
+            "problem": f"Unresolved: `{finding.written}` takes its value from {names}, which the file does not set; "
+            f"what it holds is known only at run time, so it was not checked at {tag}.",
+            "action": f"Set it in the file (or give a default, ${{NAME:-value}}) to have {names} checked.",
+            "changed_at": None,
+            "gates": [],
+            "citations": [],
+            "evidence": [],
+            "support": [],
+        }
     )
 
 

@@ -19,7 +19,7 @@ from vllm_quant_mcp.knowledge.support.judgement import Basis
 from .models import Evidence, Finding, Severity, SupportEvidence, evidence, gate_ref
 from .walk import Walk
 
-__all__ = ["env_findings", "gate_finding", "last_present", "make_finding", "naming", "when"]
+__all__ = ["across", "env_findings", "gate_finding", "last_present", "make_finding", "naming", "when"]
 
 T = TypeVar("T")
 
@@ -92,6 +92,13 @@ def naming(gates: list[VersionGate], test: Callable[[Affected], bool]) -> list[V
     return [g for g in gates if any(test(a) for a in g.affects)]
 
 
+def across(walk: Walk) -> str:
+    """The releases a walk looked at, in words: one tag alone when it checked one."""
+    if walk.start.tag == walk.end.tag:
+        return walk.end.tag
+    return f"{walk.start.tag}, {walk.end.tag} or any release between"
+
+
 def when(walk: Walk, last: str, changed_at: str) -> str:
     """How a name left the registries along the walk, in words that fit the direction."""
     if walk.direction == "downgrade":
@@ -135,7 +142,7 @@ def env_findings(walk: Walk, gates: list[VersionGate], name: str) -> list[Findin
                 subject=name,
                 written=name,
                 severity="info",
-                problem=f"{name} is not read by {walk.start.tag}, {to} or any release between.",
+                problem=f"{name} is not read by {across(walk)}.",
                 action="Check the spelling; vLLM ignores VLLM_ variables it does not define.",
                 suggestions=nearest(name, (e.name for e in walk.end.env_vars), cutoff=0.7),
             )

@@ -16,7 +16,7 @@ from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, Entry, OnlineQuantEntry, Registry
 
-from .findings import env_findings, gate_finding, last_present, make_finding, naming, when
+from .findings import across, env_findings, gate_finding, last_present, make_finding, naming, when
 from .models import Evidence, EvidenceKind, Finding, evidence
 from .walk import Walk
 
@@ -130,8 +130,7 @@ def _absent_flag(flag: ServeFlag, walk: Walk, gates: list[VersionGate]) -> Findi
             subject=flag.option,
             written=written,
             severity="breaks",
-            problem=f"`{flag.option}` is not a `vllm serve` flag at {walk.start.tag}, {to} or any release between; "
-            "vLLM rejects it.",
+            problem=f"`{flag.option}` is not a `vllm serve` flag at {across(walk)}; vLLM rejects it.",
             action="Remove it" + (f", or use one of {', '.join(near)}." if near else "."),
             suggestions=near,
         )
@@ -196,7 +195,7 @@ def _value_findings(
         if upgrade and r not in gate_advice
     ]
     last = last_present(walk, lookup)
-    problem = f"`{value}` is not a {entry.name} value at {walk.start.tag}, {to} or any release between."
+    problem = f"`{value}` is not a {entry.name} value at {across(walk)}."
     if last is not None:
         problem = f"`{subject}` is not valid at {to}: {when(walk, last[0], last[2])}."
     return [
@@ -220,7 +219,8 @@ def _value_findings(
 def _bad_choice(entry: CliFlag, flag: ServeFlag, value: str, walk: Walk, gates: list[VersionGate]) -> Finding:
     to, choices = walk.end.tag, entry.choices or []
     last = last_present(walk, lambda r: _choice_flag(r, entry.name, value))
-    problem = f"`{value}` is not among the choices of `{entry.name}` at {walk.start.tag} or {to}."
+    ends = to if walk.start.tag == to else f"{walk.start.tag} or {to}"
+    problem = f"`{value}` is not among the choices of `{entry.name}` at {ends}."
     where = [evidence(to, "cli_flags", entry.name, entry.provenance)]
     if last is not None:
         tag, old, changed_at = last

@@ -15,13 +15,22 @@ def render(result: CheckGatesResult) -> str:
     for f in result.findings:
         lines.append(f"  [{f.severity}, {f.basis}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
+        if f.suggestions:
+            lines.append(f"      did you mean: {', '.join(f.suggestions)}")
         lines += [f"      cite: {c.label} {c.url}" for c in f.citations]
     for hop in result.hops:
         if not (hop.gates or hop.changes):
             continue
         lines.append(f"{hop.from_tag} → {hop.to_tag}")
         lines += [f"  gate [curated] {g.id}: {g.change} → {g.action}" for g in hop.gates]
-        lines += [f"  {c.change} {c.kind} {c.name}" + (f" {c.values}" if c.values else "") for c in hop.changes]
+        lines += [
+            f"  {c.change} {c.kind} {c.name}" + (f" {', '.join(c.values)}" if c.values else "") + _detail(c.detail)
+            for c in hop.changes
+        ]
     if result.next or shown < result.total:
         lines.append(more_line(result, shown, result.total, "findings, gates and changes"))
     return "\n".join(lines)
+
+
+def _detail(detail: str | None) -> str:
+    return f" ({detail})" if detail else ""

@@ -10,7 +10,8 @@ SPEC = ToolSpec(
     name="list_tags",
     title="List known vLLM tags",
     description=(
-        "Release tags this server answers for (bundled or refreshed) and its default; call first to pin a tag."
+        "Release tags this server answers for, each marked bundled or refreshed, and its default; call first to "
+        "pin a tag."
     ),
     query=ListTagsQuery,
     result=TagList,

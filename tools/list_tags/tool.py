@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.tags import tag_key
+from vllm_quant_mcp.knowledge.registry.inventory import tag_origins
 from vllm_quant_mcp.tools.context import ToolContext
 
-from .models import ListTagsQuery, TagList
+from .models import KnownTag, ListTagsQuery, TagList
 
 __all__ = ["list_tags"]
 
 
 def list_tags(ctx: ToolContext, query: ListTagsQuery) -> TagList:
-    return TagList(tags=sorted(ctx.store.known_tags(), key=tag_key), default_tag=ctx.default_tag)
+    known = [KnownTag(**origin.model_dump()) for origin in tag_origins(ctx.store)]
+    return TagList(tags=[k.tag for k in known], default_tag=ctx.default_tag, known=known)

@@ -9,7 +9,8 @@ __all__ = ["render"]
 
 def render(result: IssueLookup) -> str:
     lines = [f"{result.repo}#{result.number} ({result.kind}) {result.title or ''}".rstrip()]
-    lines.append(f"  state: {result.state} {result.state_reason or ''}  [{result.freshness}]".rstrip())
+    state = result.state or "unknown (GitHub's live state was not read)"
+    lines.append(f"  state: {state} {result.state_reason or ''}  [{result.freshness}]".rstrip())
     first = result.first_release
     lines.append(f"  first release with the fix: {first.tag or 'none'} [{first.basis}, {first.method}]: {first.detail}")
     if first.later_without:

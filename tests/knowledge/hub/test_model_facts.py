@@ -28,7 +28,7 @@ def hub() -> Iterator[HubServer]:
 
 
 def _client(hub: HubServer, tmp_path: Path, **kw: object) -> HubClient:
-    return HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "hub", **kw)  # type: ignore[arg-type]
+    return HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf", **kw)  # type: ignore[arg-type]
 
 
 def _config_only(repo: str) -> ModelFiles:
@@ -42,10 +42,11 @@ def test_dense_llama_takes_exact_parameters_and_bytes_from_the_hub(hub: HubServe
     assert (facts.layers, facts.kv_heads, facts.head_dim, facts.hidden_size, facts.heads) == (80, 8, 128, 8192, 64)
     assert facts.moe is None and facts.mla is None and facts.quantization is None
     assert facts.full_attention_layers == 80 and not facts.hybrid
-    assert hub.requests[-3:] == [
+    asked = [r for r in hub.requests if "Llama-3.1-70B-Instruct" in r and not r.startswith("HEAD ")]
+    assert asked[-3:] == [
+        "/api/models/meta-llama/Llama-3.1-70B-Instruct",
         "/meta-llama/Llama-3.1-70B-Instruct/resolve/main/config.json",
         "/meta-llama/Llama-3.1-70B-Instruct/resolve/main/model.safetensors.index.json",
-        "/api/models/meta-llama/Llama-3.1-70B-Instruct",
     ]
 
 
@@ -132,18 +133,22 @@ def test_local_directory_is_read_like_the_hub(tmp_path: Path) -> None:
 
 
 def test_unreachable_hub_without_a_cached_copy_asks_for_explicit_figures(tmp_path: Path) -> None:
-    dead = HubClient(endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "hub")
+    dead = HubClient(endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf")
     with pytest.raises(HubUnavailableError, match=r"did not answer.*explicit figures"):
         dead.model_files("Qwen/Qwen3-30B-A3B")
 
 
 def test_stale_cache_answers_when_the_hub_goes_away(tmp_path: Path) -> None:
     with HubServer() as server:
-        HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub").model_files("Qwen/Qwen3-30B-A3B")
+        HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf").model_files(
+            "Qwen/Qwen3-30B-A3B"
+        )
         endpoint = server.endpoint
-    files = HubClient(endpoint=endpoint, cache_dir=tmp_path / "hub", max_age_s=0).model_files("Qwen/Qwen3-30B-A3B")
+    files = HubClient(endpoint=endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf").model_files(
+        "Qwen/Qwen3-30B-A3B"
+    )
     assert files.origin == "cache"
-    assert any("did not answer" in n and "from the cache" in n for n in files.notes)
+    assert any("did not answer" in n and "from the local Hugging Face cache" in n for n in files.notes)
     assert facts_from_files(files).moe is not None
 
 
@@ -169,9 +174,15 @@ def test_gated_repo_needs_the_token_which_is_sent_but_never_shown(hub: HubServer
     hub.gated["meta-llama/Llama-3.1-70B-Instruct"] = "hf_secret123"
     try:
         with pytest.raises(ModelNotFoundError, match="HF_TOKEN") as refused:
-            HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "a").model_files("meta-llama/Llama-3.1-70B-Instruct")
+            HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "a", hf_cache=tmp_path / "hf").model_files(
+                "meta-llama/Llama-3.1-70B-Instruct"
+            )
         assert "hf_secret123" not in str(refused.value)
-        client = HubClient.from_env({"HF_ENDPOINT": hub.endpoint, "HF_TOKEN": "hf_secret123"}, cache_dir=tmp_path / "b")
+        client = HubClient.from_env(
+            {"HF_ENDPOINT": hub.endpoint, "HF_TOKEN": "hf_secret123"},
+            cache_dir=tmp_path / "b",
+            hf_cache=tmp_path / "hf",
+        )
         files = client.model_files("meta-llama/Llama-3.1-70B-Instruct")
         assert files.config["num_hidden_layers"] == 80
         assert hub.auth_headers[-1] == "Bearer hf_secret123"

@@ -121,7 +121,7 @@ spec:
 
 
 def test_an_unreadable_invocation_is_reported_not_counted_invalid(ctx: ToolContext) -> None:
-    report = run(ctx, "run.sh", text="#!/bin/sh\nvllm serve m $EXTRA_ARGS --port 8000\n")
+    report = run(ctx, "run.sh", text="#!/bin/sh\nvllm serve m other-model --port 8000\n")
     (inv,) = report.invocations
     assert inv.error is not None and report.unreadable_count == 1 and report.ok
 
@@ -136,6 +136,35 @@ def test_a_file_of_unknown_kind_or_broken_yaml_is_refused(ctx: ToolContext) -> N
 def test_a_file_without_invocations_is_ok_and_says_so(ctx: ToolContext) -> None:
     report = run(ctx, "svc.yaml", text="kind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n")
     assert report.ok and report.invocations == [] and "no `vllm serve`" in report.summary
+
+
+def test_a_script_whose_flags_come_from_variables_it_sets_audits_clean(ctx: ToolContext) -> None:
+    report = run(ctx, "serve_with_variables.sh")
+    assert (report.ok, report.invalid_count, report.risky_count) == (True, 0, 0)
+    (inv,) = report.invocations
+    assert inv.unresolved == ["${PORT}"] and not inv.invalid
+
+
+@pytest.mark.parametrize("reference", ['"$QUANT"', "${QUANT}", "$QUANT"])
+def test_a_value_the_file_never_sets_is_unresolved_info_not_a_break(ctx: ToolContext, reference: str) -> None:
+    report = run(ctx, "run.sh", text=f"#!/bin/sh\nvllm serve m --quantization {reference}\n")
+    (finding,) = report.invocations[0].findings
+    assert report.ok and finding.severity == "info"
+    assert finding.problem.startswith("Unresolved:") and "$QUANT" in finding.problem.replace("{", "").replace("}", "")
+
+
+def test_a_default_the_file_gives_is_checked_and_a_bad_one_still_breaks(ctx: ToolContext) -> None:
+    report = run(ctx, "run.sh", text="#!/bin/sh\nvllm serve m --kv-cache-dtype ${KV:-fp9}\n")
+    (finding,) = report.invocations[0].findings
+    assert not report.ok and finding.severity == "breaks" and finding.subject == "--kv-cache-dtype fp9"
+    assert "fp8" in finding.suggestions
+
+
+def test_a_name_missing_at_the_tag_alone_names_the_tag_once(ctx: ToolContext) -> None:
+    report = run(ctx, "run.sh", text="#!/bin/sh\nvllm serve m --quantization fp9\n")
+    (finding,) = report.invocations[0].findings
+    assert finding.problem == "`fp9` is not a --quantization value at v0.32.0."
+    assert finding.suggestions[:2] == ["fp8", "mxfp8"]
 
 
 def test_with_a_gpu_a_kv_dtype_no_backend_takes_there_is_invalid_from_the_source(ctx: ToolContext) -> None:

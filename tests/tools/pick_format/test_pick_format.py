@@ -41,7 +41,7 @@ def server() -> Iterator[HubServer]:
 
 @pytest.fixture
 def hub(server: HubServer, tmp_path: Path) -> HubClient:
-    return HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub")
+    return HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf")
 
 
 def pick_format(
@@ -292,9 +292,13 @@ def test_concurrency_without_context_assumes_the_model_maximum(ctx: ToolContext,
 def test_unreachable_hub_answers_from_the_cache_with_a_note(ctx: ToolContext, tmp_path: Path) -> None:
     with HubServer() as live:
         endpoint = live.endpoint
-        HubClient(endpoint=endpoint, cache_dir=tmp_path / "c").model_files(LLAMA)
+        HubClient(endpoint=endpoint, cache_dir=tmp_path / "c", hf_cache=tmp_path / "hf").model_files(LLAMA)
     result = pick_format(
-        ctx, "h200", LLAMA, num_gpus=2, hub=HubClient(endpoint=endpoint, cache_dir=tmp_path / "c", max_age_s=0)
+        ctx,
+        "h200",
+        LLAMA,
+        num_gpus=2,
+        hub=HubClient(endpoint=endpoint, cache_dir=tmp_path / "c", hf_cache=tmp_path / "hf"),
     )
     assert _top(result) == ("fp8", "fp8_e4m3")
     assert any("did not answer" in n for n in result.notes)
@@ -303,7 +307,12 @@ def test_unreachable_hub_answers_from_the_cache_with_a_note(ctx: ToolContext, tm
 def test_unreachable_hub_without_cache_points_to_explicit_figures_which_work(ctx: ToolContext, tmp_path: Path) -> None:
     with pytest.raises(HubUnavailableError, match="explicit figures"):
         pick_format(
-            ctx, "h200", LLAMA, hub=HubClient(endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "c")
+            ctx,
+            "h200",
+            LLAMA,
+            hub=HubClient(
+                endpoint=f"http://127.0.0.1:{closed_port()}", cache_dir=tmp_path / "c", hf_cache=tmp_path / "hf"
+            ),
         )
     explicit = ExplicitModel(params_b=70.55, layers=80, kv_heads=8, head_dim=128)
     result = pick_format(ctx, "h200", explicit, num_gpus=2)

@@ -1,0 +1,68 @@
+"""`audit` as a CI gate: exit codes, GitHub annotations, SARIF that validates against the SARIF 2.1.0 schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from support.cli import run_cli
+from support.paths import FIXTURES
+
+DEPLOY = FIXTURES / "deploy"
+SCHEMA = json.loads((FIXTURES / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+BROKEN = '#!/bin/sh\nQUANT=fp8\nvllm serve m --quantization "$QUANT" --kv-cache-dtype fp9 --port $PORT\n'
+
+
+def test_a_deployment_script_with_variables_audits_clean_with_exit_0(tmp_path: Path) -> None:
+    done = run_cli("audit", str(DEPLOY / "serve_with_variables.sh"), "--tag", "v0.32.0", cache=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "OK at v0.32.0" in done.stdout and "[breaks]" not in done.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_the_exit_status_is_1_on_a_break_whatever_the_format(fmt: str, tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text(BROKEN, encoding="utf-8")
+    done = run_cli("audit", str(script), "--tag", "v0.32.0", "--format", fmt, cache=tmp_path)
+    assert done.returncode == 1, done.stderr
+
+
+def test_github_format_annotates_the_line_with_the_nearest_values(tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text(BROKEN, encoding="utf-8")
+    done = run_cli("audit", str(script), "--tag", "v0.32.0", "--format", "github", cache=tmp_path)
+    error = next(line for line in done.stdout.splitlines() if line.startswith("::error "))
+    assert error.startswith(f"::error file={script},line=3,title=--kv-cache-dtype fp9 at v0.32.0::")
+    assert "Did you mean: fp8" in error
+    assert not any(line.startswith("::error") and "QUANT" in line for line in done.stdout.splitlines())
+
+
+@pytest.mark.parametrize("name", ["serve_llama_v0_27.sh", "llama_deployment.yaml", "docker-compose.yml", None])
+def test_sarif_output_validates_against_the_sarif_2_1_0_schema(name: str | None, tmp_path: Path) -> None:
+    path = DEPLOY / name if name else tmp_path / "serve.sh"
+    if name is None:
+        path.write_text(BROKEN, encoding="utf-8")
+    done = run_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    log = json.loads(done.stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    (run,) = log["runs"]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]] == result["ruleId"]
+        assert result["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+def test_sarif_of_an_unresolved_value_is_a_note_and_of_a_break_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/sh\nvllm serve m --quantization $QUANT --kv-cache-dtype fp9\n", encoding="utf-8")
+    log = json.loads(run_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path).stdout)
+    levels = {r["ruleId"]: r["level"] for r in log["runs"][0]["results"]}
+    assert levels == {"unresolved": "note", "breaks": "error"}
+
+
+def test_an_unreadable_file_is_a_usage_error_with_exit_2(tmp_path: Path) -> None:
+    done = run_cli("audit", str(tmp_path / "missing.sh"), cache=tmp_path)
+    assert done.returncode == 2 and "cannot read" in done.stderr and done.stdout == ""
