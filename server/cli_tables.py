@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from vllm_quant_mcp.knowledge.registry.diff import FieldChange, KindDiff
+from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesResult, Hop
 from vllm_quant_mcp.tools.diff_tags.models import DiffPage
 from vllm_quant_mcp.tools.paging import more_line
@@ -46,23 +47,36 @@ def _tokens(value: int | None) -> str:
     return f"{value:,}" if value is not None else "?"
 
 
+def _judged(j: Judgement) -> str:
+    """`yes`, `no` or `run time` for the method; the backend for the KV dtype (`FLASH_ATTN or FLASHINFER`)."""
+    word = {"yes": "yes", "no": "no", "conditional": "run time"}[j.verdict]
+    return j.via if j.via and j.subject.startswith("--kv-cache-dtype") else word
+
+
 def pick_view(result: PickFormatResult) -> list[RenderableType]:
     """Options by rank with an unquantized baseline row to compare; caveats, exclusions and notes below."""
     from vllm_quant_mcp.knowledge.hub.memory import estimate
 
-    with_basis = any(getattr(o, "basis", None) is not None for o in result.options)
-    columns = ["#", "quantization", "KV dtype", "support", *(["basis"] if with_basis else []), "GB/GPU", "tokens fit"]
+    columns = [
+        "#",
+        "quantization",
+        "KV dtype",
+        "support [curated]",
+        "loads / KV backend [source]",
+        "GB/GPU",
+        "tokens fit",
+    ]
     table = _table(*columns, title=f"{result.model.source} on {result.num_gpus} x {result.gpu.name} at {result.tag}")
+    table.caption = f"support: the curated GPU table; loads / KV backend: from the source at {result.tag}"
     for c in columns[-2:]:
         table.columns[columns.index(c)].justify = "right"
     for o in result.options:
-        basis = [str(getattr(o, "basis", None) or "")] if with_basis else []
         table.add_row(
             str(o.rank),
             o.quantization.name,
             o.kv_cache_dtype.name,
             o.support,
-            *basis,
+            " / ".join(_judged(j) for j in o.judgements),
             f"{o.memory.weights_gb_per_gpu:.1f}",
             _tokens(o.memory.tokens_fit),
         )
@@ -82,12 +96,15 @@ def pick_view(result: PickFormatResult) -> list[RenderableType]:
         f"unquantized ({result.model.dtype})",
         "auto",
         "baseline",
-        *(["-"] if with_basis else []),
+        "-",
         f"{base.weights_gb_per_gpu:.1f}",
         _tokens(base.tokens_fit) if base.fits is not False or base.tokens_fit else "does not fit",
     )
-    lines = [f"{o.rank}. caveat: {c.text}" for o in result.options for c in o.caveats]
-    lines += [f"excluded {e.quantization}: {e.reason}" for e in result.excluded]
+    lines = [f"{o.rank}. caveat [{c.basis or 'memory'}]: {c.text}" for o in result.options for c in o.caveats]
+    lines += [
+        f"excluded {e.quantization} / KV {e.kv_cache_dtype} [{e.basis or 'memory'}]: {e.reason}"
+        for e in result.excluded
+    ]
     if result.omitted:
         lines.append(f"{result.omitted} more viable option(s) ranked below these; --json lists them all.")
     lines += [f"note: {n}" for n in result.notes]

@@ -64,15 +64,20 @@ def test_pick_table_ranks_options_with_separators_and_an_unquantized_baseline(tm
     )
     options = answer["options"]
     header = next(line for line in done.stdout.splitlines() if "quantization" in line)
-    assert header.split() == ["#", "quantization", "KV", "dtype", "support", "GB/GPU", "tokens", "fit"]
+    assert header.split() == [
+        "#", "quantization", "KV", "dtype", "support", "loads", "/", "KV", "backend", "GB/GPU", "tokens", "fit"
+    ]  # fmt: skip
+    assert "loads / KV backend: from the source at v0.32.0" in done.stdout
     first = next(line.split() for line in done.stdout.splitlines() if line.split()[:1] == ["1"])
     top = options[0]
     assert first[:4] == ["1", top["quantization"]["name"], top["kv_cache_dtype"]["name"], top["support"]]
+    (kv,) = [j for j in top["judgements"] if j["subject"].startswith("--kv-cache-dtype")]
+    assert first[4:6] == ["yes", "/"] and " ".join(first[6:-2]) == kv["via"]
     assert first[-1] == f"{top['memory']['tokens_fit']:,}" and "," in first[-1]
     facts = ExplicitModel.model_validate_json(FIGURES).to_facts()
     base = estimate(facts, "bf16", "auto", answer["gpu"]["memory_gb"], 2)
     baseline = next(line.split() for line in done.stdout.splitlines() if "unquantized" in line)
-    assert baseline[-2] == f"{base.weights_gb_per_gpu:.1f}" and baseline[-3] == "baseline"
+    assert baseline[-2] == f"{base.weights_gb_per_gpu:.1f}" and baseline[-4] == "baseline"
     assert float(baseline[-2]) > float(first[-2])
 
 
