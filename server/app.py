@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any, ParamSpec, TypeVar
 
@@ -35,8 +35,9 @@ from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.tools.context import ToolContext
-from vllm_quant_mcp.tools.spec import ToolSpec
+from vllm_quant_mcp.tools.spec import Cost, ToolSpec
 
+from .mcp_lanes import LANES, Lane, Lanes
 from .schemas import compact_input_schema, described_output_schema
 
 __all__ = ["TOOLS_LIST", "LazyContext", "VllmQuantServer", "build_server", "shipped_tools"]
@@ -173,15 +174,17 @@ def shipped_tools() -> list[MCPTool]:
     return [MCPTool.model_validate(tool) for tool in json.loads(listing)]
 
 
-def build_server(context: Callable[[], ToolContext]) -> VllmQuantServer:
+def build_server(context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] = LANES) -> VllmQuantServer:
+    """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp_lanes.py)."""
     from . import mcp_completions, mcp_progress, mcp_prompts, mcp_resources
 
     lazy = LazyContext(context)
+    limiters = Lanes(lanes)
 
     def register_tools(server: MCPServer) -> None:
         from . import mcp_tools
 
-        mcp_tools.register(server, lazy)
+        mcp_tools.register(server, lazy, limiters)
 
     server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
     mcp_resources.register(server, lazy)

@@ -3,8 +3,9 @@
 The SDK reads a tool's parameters from its signature; here that signature is built from
 the query model's fields (type, bounds, description, default), so nothing is written
 twice. The call validates the arguments into the query model, runs the tool on a worker
-thread (the SDK does that for sync functions) while telling the client of long work
-(mcp_progress.py), and translates our errors once (mcp_errors.py).
+thread of its kind's lane (mcp_lanes.py: a slow kind never holds a thread a cheap one needs)
+while telling the client of long work (mcp_progress.py), and translates our errors once
+(mcp_errors.py).
 
 The result goes out twice, as MCP intends: the structured content carries the data (and
 is checked against the output schema), and the text content is the tool's own rendering
@@ -15,7 +16,7 @@ clients put in front of the model.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from typing import Annotated, Any
 
@@ -29,6 +30,7 @@ from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
 
 from .mcp_errors import as_tool_errors
+from .mcp_lanes import Lanes
 from .mcp_progress import ClientSink
 from .toolsets import mcp_specs
 
@@ -58,13 +60,19 @@ def annotations_of(spec: ToolSpec[Any, Any]) -> ToolAnnotations:
     return ToolAnnotations(read_only_hint=True, open_world_hint=spec.open_world)
 
 
-def _tool(spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext]) -> Callable[..., CallToolResult]:
+def _tool(
+    spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext], lanes: Lanes
+) -> Callable[..., Awaitable[CallToolResult]]:
     fields = spec.query.model_fields
 
-    def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
-        sink = ClientSink.of(ctx)
-        with listening(sink) if sink else nullcontext(), as_tool_errors(spec.name, fields):
-            result: BaseModel = spec.run(tool_context(), arguments)
+    async def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
+        def work() -> BaseModel:
+            sink = ClientSink.of(ctx)  # made in the worker thread, which it reports from
+            with listening(sink) if sink else nullcontext(), as_tool_errors(spec.name, fields):
+                done: BaseModel = spec.run(tool_context(), arguments)
+            return done
+
+        result = await lanes.run(spec.cost, work)
         return CallToolResult(
             content=[TextContent(type="text", text=spec.renderer()(result))],
             structured_content=result.model_dump(mode="json", by_alias=True),
@@ -78,10 +86,10 @@ def _tool(spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext]) -> 
     return call
 
 
-def register(server: MCPServer, tool_context: Callable[[], ToolContext]) -> None:
+def register(server: MCPServer, tool_context: Callable[[], ToolContext], lanes: Lanes) -> None:
     for spec in mcp_specs():
         server.add_tool(
-            _tool(spec, tool_context),
+            _tool(spec, tool_context, lanes),
             name=spec.name,
             title=spec.title,
             description=spec.description,

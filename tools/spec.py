@@ -17,19 +17,24 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from .context import ToolContext
 
-__all__ = ["Cli", "Tag", "ToolSpec"]
+__all__ = ["Cli", "Cost", "Tag", "ToolSpec"]
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
 Tag = Annotated[str | None, Field(description="Default: the pinned tag.")]
+
+# What a call spends, so a server can keep kinds apart (server/mcp_lanes.py): reads of registries and the
+# knowledge base (milliseconds), scans of a source tree (seconds of CPU, a fetch on first use), waits on a
+# remote service (GitHub, the Hugging Face hub).
+Cost = Literal["registry", "source", "network"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class ToolSpec(Generic[Q, R]):
     # It can reach the network: GitHub, the Hugging Face hub, or a fetch of a tag's tree the cache lacks.
     # MCP reads a missing openWorldHint as true, so the local tools say false.
     open_world: bool = False
+    cost: Cost = "registry"
     schema_version: int = 1  # of the result as `--json` prints it: bump when a field is renamed or removed
 
     def function(self) -> Callable[[ToolContext, Q], R]:

@@ -198,6 +198,7 @@ class HubServer(LoopbackServer):
     def __init__(self, models: dict[str, dict[str, Any]] | None = None) -> None:
         self.models = MODELS if models is None else models
         self.gated: dict[str, str] = {}
+        self.stalled: set[str] = set()  # repos whose requests are held until `release` is set
         self.requests: list[str] = []
         self.auth_headers: list[str | None] = []
         super().__init__()
@@ -243,6 +244,8 @@ class HubServer(LoopbackServer):
                 auth = self.headers.get("Authorization")
                 server.requests.append(f"HEAD {self.path}" if head else self.path)
                 server.auth_headers.append(auth)
+                if any(f"/{repo}/" in self.path for repo in server.stalled):
+                    server.release.wait(30)
                 status, body, headers = server.lookup(self.path, auth)
                 data = json.dumps(body).encode("utf-8")
                 headers = {"Content-Type": "application/json", **headers}

@@ -19,4 +19,5 @@ SPEC = ToolSpec(
     cli_help="where a class, function or module-level name is defined at a tag",
     # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
     open_world=True,
+    cost="source",
 )

@@ -16,4 +16,5 @@ SPEC = ToolSpec(
     cli_help="regex search over the vLLM tree at a tag",
     # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
     open_world=True,
+    cost="source",
 )

@@ -20,4 +20,5 @@ SPEC = ToolSpec(
     cli="issue",
     cli_help="a vLLM issue or PR: state, closing PRs, first release with the fix",
     open_world=True,
+    cost="network",
 )

@@ -20,4 +20,5 @@ SPEC = ToolSpec(
     cli="pick",
     cli_help="ranked quantization options for a model on a GPU",
     open_world=True,
+    cost="network",
 )

@@ -18,4 +18,5 @@ SPEC = ToolSpec(
     cli_help="print a file or a line range of the vLLM tree at a tag",
     # A tag whose tree is not cached yet is fetched (git, then PyPI) on first use: the network.
     open_world=True,
+    cost="source",
 )

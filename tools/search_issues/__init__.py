@@ -18,4 +18,5 @@ SPEC = ToolSpec(
     cli="search-issues",
     cli_help="search vLLM issues and PRs",
     open_world=True,
+    cost="network",
 )
