@@ -180,6 +180,16 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="HOST[:PORT]",
         help="extra allowed Host header, e.g. the name clients use for a team-shared server",
     )
+    p.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: keep no session state, so replicas behind a load balancer share the sessions",
+    )
+    p.add_argument(
+        "--allow-local-models",
+        action="store_true",
+        help="HTTP: let clients name model directories on this host (pick); stdio always may",
+    )
     p.set_defaults(run=_serve, parser=p)
 
 

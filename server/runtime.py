@@ -53,8 +53,8 @@ def default_tag(explicit: str | None, known: list[str]) -> str:
     return max(known, key=tag_key)
 
 
-def make_context(tag: str | None) -> ToolContext:
+def make_context(tag: str | None, local_models: bool = True) -> ToolContext:
     from vllm_quant_mcp.knowledge.registry.store import default_store
 
     store = default_store()
-    return ToolContext(store=store, default_tag=default_tag(tag, store.known_tags()))
+    return ToolContext(store=store, default_tag=default_tag(tag, store.known_tags()), local_models=local_models)

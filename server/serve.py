@@ -1,4 +1,10 @@
-"""`vllm-quant-mcp serve`: stdio for a local agent, streamable HTTP for a team-shared server."""
+"""`vllm-quant-mcp serve`: stdio for a local agent, streamable HTTP for a team-shared server.
+
+Over HTTP the clients are not the machine's owner: model directories on the host are read
+only with `--allow-local-models`. `--stateless` keeps nothing between requests (the SDK's
+stateless streamable HTTP), so any process behind a load balancer answers any request of a
+session; they share one cache, prepared by `refresh` beforehand (README: a team server).
+"""
 
 from __future__ import annotations
 
@@ -34,22 +40,25 @@ def run(args: argparse.Namespace) -> int:
     except InvalidTagError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    server = build_server(lambda: make_context(args.tag))
+    local_models = args.transport == "stdio" or args.allow_local_models
+    server = build_server(lambda: make_context(args.tag, local_models=local_models))
     if args.transport == "stdio":
         server.run("stdio")
         return 0
 
-    import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp
 
     from .http_auth import BearerTokenMiddleware
+    from .http_run import serve_http
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-    app: ASGIApp = server.streamable_http_app(transport_security=security, host=args.host)
+    app: ASGIApp = server.streamable_http_app(
+        transport_security=security, host=args.host, stateless_http=args.stateless
+    )
     token = args.token or os.environ.get("VLLM_QUANT_MCP_TOKEN")
     if token:
         app = BearerTokenMiddleware(app, token)
@@ -61,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
             "other machines use to reach this server",
             file=sys.stderr,
         )
-    print(f"vllm-quant-mcp: streamable HTTP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    mode = " (stateless)" if args.stateless else ""
+    print(f"vllm-quant-mcp: streamable HTTP{mode} on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+    serve_http(app, args.host, args.port)
     return 0

@@ -33,6 +33,9 @@ class RegistryStore(Protocol):
 class ToolContext:
     store: RegistryStore
     default_tag: str
+    # Whether a tool may read a model directory on this machine: the CLI and stdio serve whoever owns the disk;
+    # an HTTP server serves clients who do not, and reads one only when its operator says so.
+    local_models: bool = True
 
     def tag(self, tag: str | None) -> str:
         """The tag a call is about: the explicit one, validated, else the pinned default."""

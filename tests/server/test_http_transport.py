@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,12 +11,12 @@ import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from support.loopback import closed_port
+from support.http_server import http_server, http_session
+from support.hubserver import llama_70b_config
 
 from vllm_quant_mcp.server.serve import allowed_hosts_and_origins
 
 pytestmark = pytest.mark.anyio
-EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 TOKEN = "test-token-7f3a"
 INIT = {
     "jsonrpc": "2.0",
@@ -33,27 +29,8 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
 
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = closed_port()  # free now; the server binds it next
-    env = {**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
-    proc = subprocess.Popen(
-        [EXE, "serve", "--transport", "http", "--port", str(port), "--token", TOKEN],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while True:  # wait for the port to accept, never longer than the deadline
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("the HTTP server did not start") from None
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with http_server(tmp_path_factory.mktemp("cache"), "--token", TOKEN) as server:
+        yield server.url
 
 
 async def test_a_client_with_the_token_lists_tools_and_reads_a_registry(server_url: str) -> None:
@@ -102,3 +79,39 @@ def test_a_team_server_accepts_the_host_names_the_operator_allows() -> None:
     assert {"gpu-box.internal:8765", "127.0.0.1:8765", "localhost:8765"} <= set(hosts)
     assert "http://gpu-box.internal:8765" in origins
     assert "evil.example:8765" not in hosts
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A model folder on the server's host, as an operator would keep one."""
+    folder = tmp_path_factory.mktemp("models") / "llama-70b"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(llama_70b_config()), encoding="utf-8")
+    return folder
+
+
+def _pick(model: str) -> dict[str, object]:
+    return {"gpu": "h200", "model": model, "num_gpus": 2, "tag": "v0.32.0"}
+
+
+async def test_an_http_client_cannot_probe_which_directories_exist_on_the_server(
+    server_url: str, model_dir: Path
+) -> None:
+    async with http_session(server_url, TOKEN) as session:
+        existing = await session.call_tool("pick_format", _pick(str(model_dir)))
+        missing = await session.call_tool("pick_format", _pick(str(model_dir.with_name("no-such-model"))))
+        etc = await session.call_tool("pick_format", _pick("/etc"))
+    texts = [r.content[0].text for r in (existing, missing, etc)]  # type: ignore[union-attr]
+    assert all(r.is_error for r in (existing, missing, etc))
+    assert "--allow-local-models" in texts[0]
+    # The same answer whether the path exists, is a model or is not there: only the echoed path differs.
+    assert texts[1].replace("no-such-model", "llama-70b") == texts[0]
+    assert texts[2].replace("'/etc'", repr(str(model_dir))) == texts[0]
+
+
+async def test_an_operator_who_allows_local_models_lets_http_clients_read_them(tmp_path: Path, model_dir: Path) -> None:
+    with http_server(tmp_path / "cache", "--allow-local-models") as server:
+        async with http_session(server.url) as session:
+            result = await session.call_tool("pick_format", _pick(str(model_dir)))
+    assert not result.is_error, result.content
+    assert (result.structured_content or {})["model"]["source"] == str(model_dir)

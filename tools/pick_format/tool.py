@@ -17,7 +17,7 @@ from pathlib import Path
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.hub.client import HubClient, read_local
+from vllm_quant_mcp.knowledge.hub.client import HubClient, is_repo_id, read_local
 from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, Layers, WeightFamily
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
@@ -47,7 +47,7 @@ from .rules import (
     relevance,
 )
 
-__all__ = ["ContradictoryOptionsError", "ModelTooLargeError", "pick_format", "resolve_gpu"]
+__all__ = ["ContradictoryOptionsError", "LocalModelRefusedError", "ModelTooLargeError", "pick_format", "resolve_gpu"]
 
 MAX_OPTIONS = 8
 _SELECTION_ONLY = "vLLM's backend selection accepts it; the knowledge base records a failure past selection."
@@ -59,6 +59,10 @@ class ModelTooLargeError(InvalidInputError):
 
 class ContradictoryOptionsError(InvalidInputError):
     """Two arguments ask for things that cannot both hold."""
+
+
+class LocalModelRefusedError(InvalidInputError):
+    """A path given to a server that does not read its host's directories for its clients."""
 
 
 @dataclass
@@ -82,11 +86,22 @@ def resolve_gpu(kb: KnowledgeBase, text: str) -> tuple[Gpu, list[str]]:
     return found[0], notes
 
 
-def load_model(model: str | ExplicitModel, hub: HubClient | None) -> tuple[ModelFacts, list[str]]:
+def load_model(model: str | ExplicitModel, hub: HubClient | None, local: bool) -> tuple[ModelFacts, list[str]]:
+    """From the figures given, a model directory (only when `local`), else the hub.
+
+    Without `local` no path is even looked at, so the answer is the same whether it exists or
+    not: a client of a shared server learns nothing of the server's disk.
+    """
     if isinstance(model, ExplicitModel):
         return model.to_facts(), ["Model figures were given explicitly; nothing was read from the hub."]
-    path = Path(model).expanduser()
-    if path.is_dir():
+    if not local:
+        if not is_repo_id(model):
+            raise LocalModelRefusedError(
+                f"model {model[:200]!r} is not a Hugging Face repo id (org/name), and this server reads no model "
+                "directory on its host unless its operator starts it with serve --allow-local-models; give a repo "
+                "id, or the model as explicit figures (params_b, layers, kv_heads, head_dim)."
+            )
+    elif (path := Path(model).expanduser()).is_dir():
         return facts_from_files(read_local(path)), []
     files = (hub or HubClient.from_env()).model_files(model)
     return facts_from_files(files), list(files.notes)
@@ -258,7 +273,7 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None 
     kb = load_knowledge()
     registry = ctx.registry(tag)
     the_gpu, notes = resolve_gpu(kb, gpu)
-    facts, model_notes = load_model(model, hub)
+    facts, model_notes = load_model(model, hub, ctx.local_models)
     notes += model_notes
     choice: CheckpointChoice = checkpoint or "any"
     context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)
