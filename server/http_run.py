@@ -22,7 +22,7 @@ from starlette.types import ASGIApp
 __all__ = ["DEADLINE", "GRACE", "serve_http"]
 
 GRACE = 2  # seconds open requests get to finish after SIGTERM before uvicorn cancels them
-DEADLINE = 4.0  # seconds after SIGTERM when the process ends, worker threads or not (Kubernetes waits 30)
+DEADLINE = 3.0  # seconds after SIGTERM when the process ends, worker threads or not (Kubernetes waits 30)
 
 
 class _Server(uvicorn.Server):

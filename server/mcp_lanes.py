@@ -6,10 +6,11 @@ sized for what it spends, and cheap kinds never share one with expensive ones:
 
 - `registry` (16): reads of registries and the knowledge base, milliseconds each; the bound
   only stops a flood from spawning a thread per request.
-- `source` (4): scans of a tree, seconds of CPU each (a back-referencing regex runs the
-  `regex` engine over 2,600 files for up to its 10 s limit, holding the GIL in between).
-  More scans than cores only share the same cores more slowly, each holding its buffers;
-  a few beyond a small machine's cores keep it busy while one waits on a disk or a fetch.
+- `source` (2): scans of a tree, up to seconds of CPU each. A back-referencing regex runs
+  the `regex` engine over the 2,600 files of v0.32.0 in 5-8 s alone; two or four at once in
+  one process (one GIL) all reached the 10 s limit and answered nothing. Two, not one, so a
+  heavy scan never holds up the quick engine greps most calls are (60 ms); more scans at
+  once come from more processes (`serve --stateless` replicas), not more threads.
 - `network` (8): waits on GitHub or the Hugging Face hub, each under its own timeouts;
   cheap in CPU, bounded so a remote that stalls holds at most 8 threads.
 
@@ -48,7 +49,7 @@ class Lane:
 WAIT = 15.0
 LANES: Mapping[Cost, Lane] = {
     "registry": Lane(16, WAIT, "registry reads"),
-    "source": Lane(4, WAIT, "source scans"),
+    "source": Lane(2, WAIT, "source scans"),
     "network": Lane(8, WAIT, "network lookups"),
 }
 
