@@ -1,0 +1,233 @@
+"""A shared HTTP server under load: cheap calls' latency with 0 and with K expensive calls in flight, and SIGTERM.
+
+Run: `python benchmarks/bench_load.py [--server NAME=EXE ...] [--sessions N] [--expensive K] [--calls C]`.
+
+Each server named (default: this checkout's `vllm-quant-mcp`; pass another install's
+executable, e.g. main's, to compare) is started with `serve --transport http` on one
+temporary cache holding the v0.32.0 tree, and warmed (one grep, one registry read). Then:
+
+1. idle: N client sessions, each making C cheap calls in turn (get_registry, list_tags);
+2. loaded: K expensive calls (a back-referencing grep only the `regex` engine runs, over
+   every file: seconds of CPU each) sent over 3 more sessions; once the server has spent a
+   second of CPU on them, the same cheap workload as in 1;
+3. SIGTERM with the expensive calls still in flight: seconds until the process is gone
+   (killed after 60 s, reported as such).
+
+Printed side by side per server: p50/p99/max of cheap calls (seconds, the call alone, after
+its session's initialize), cheap errors, the expensive calls' outcomes, SIGTERM-to-exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import httpx2
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
+from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
+
+TAG = "v0.32.0"
+HEAVY = {"pattern": r"(\w+)\s+\1\b", "tag": TAG, "max_results": 1}
+CHEAP = [("get_registry", {"kind": "kv_cache_dtypes", "tag": TAG}), ("list_tags", {})]
+EXPENSIVE_SESSIONS = 3
+STOP_LIMIT = 60.0
+
+
+def prepare_cache(cache: Path) -> None:
+    """The v0.32.0 tree in `cache`, as `refresh` leaves it: from the test cache's tree, else the sdist from PyPI."""
+    tree = Path.home() / ".cache" / "vllm-quant-mcp-tests" / "trees" / "vllm-0.32.0"
+    store = Store(cache)
+    with store.lock(TAG):
+        if (tree / ".complete").exists():
+            store.install_tree(TAG, DirectorySource(tree))
+        else:
+            store.install_tree(TAG, PypiSource("https://pypi.org/simple", cache / "sdists"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Session:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def __aenter__(self) -> ClientSession:
+        self._http = httpx2.AsyncClient(timeout=120)
+        self._stream = streamable_http_client(self.url, http_client=self._http)
+        read, write = await self._stream.__aenter__()
+        self._session = ClientSession(read, write)
+        session = await self._session.__aenter__()
+        await session.initialize()
+        return session
+
+    async def __aexit__(self, *exc: object) -> None:
+        for closing in (self._session, self._stream):
+            with contextlib.suppress(Exception):  # the server may be gone (SIGTERM phase)
+                await closing.__aexit__(None, None, None)
+        await self._http.aclose()
+
+
+async def cheap_workload(url: str, sessions: int, calls: int) -> tuple[list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+
+    async def one_session() -> None:
+        nonlocal errors
+        async with Session(url) as session:
+            for i in range(calls):
+                name, arguments = CHEAP[i % len(CHEAP)]
+                start = time.perf_counter()
+                try:
+                    result = await session.call_tool(name, arguments)
+                    errors += bool(result.is_error)
+                except Exception:
+                    errors += 1
+                latencies.append(time.perf_counter() - start)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(sessions):
+            tg.start_soon(one_session)
+    return latencies, errors
+
+
+async def expensive_flood(url: str, total: int, outcomes: Counter[str]) -> None:
+    async def one(session: ClientSession) -> None:
+        try:
+            result = await session.call_tool("grep_vllm_source", HEAVY)
+        except Exception as exc:
+            outcomes[f"failed ({type(exc).__name__}: {exc})"[:90]] += 1
+            return
+        text = result.content[0].text if result.is_error and result.content else ""  # type: ignore[union-attr]
+        outcomes["busy" if text.startswith("busy") else "time limit" if "time limit" in text else "answered"] += 1
+
+    async def one_session(count: int) -> None:
+        async with Session(url) as session, anyio.create_task_group() as tg:
+            for _ in range(count):
+                tg.start_soon(one, session)
+
+    async with anyio.create_task_group() as tg:
+        for i in range(EXPENSIVE_SESSIONS):
+            tg.start_soon(one_session, total // EXPENSIVE_SESSIONS + (i < total % EXPENSIVE_SESSIONS))
+
+
+async def until_working(pid: int, seconds: float = 1.0) -> None:
+    start = cpu_seconds(pid)
+    with anyio.fail_after(120):
+        while cpu_seconds(pid) - start < seconds:
+            await anyio.sleep(0.1)
+
+
+def start(exe: str, cache: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(cache)}
+    proc = subprocess.Popen(
+        [exe, "serve", "--transport", "http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise SystemExit(f"{exe} did not start an HTTP server") from None
+            time.sleep(0.05)
+    return proc, f"http://127.0.0.1:{port}/mcp"
+
+
+async def measure(exe: str, cache: Path, sessions: int, expensive: int, calls: int) -> dict[str, str]:
+    proc, url = start(exe, cache)
+    row: dict[str, str] = {}
+    try:
+        async with Session(url) as warm:
+            await warm.call_tool("grep_vllm_source", {"pattern": "QuantizationMethods", "tag": TAG})
+            await warm.call_tool(*CHEAP[0])
+        idle, idle_errors = await cheap_workload(url, sessions, calls)
+        outcomes: Counter[str] = Counter()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(expensive_flood, url, expensive, outcomes)
+            await until_working(proc.pid)
+            loaded, loaded_errors = await cheap_workload(url, sessions, calls)
+            before_signal = dict(outcomes)
+            in_flight = expensive - sum(before_signal.values())
+            began = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await anyio.to_thread.run_sync(lambda: proc.wait(timeout=STOP_LIMIT))
+                stopped = f"{time.monotonic() - began:.1f} s"
+            except subprocess.TimeoutExpired:
+                stopped = f"> {STOP_LIMIT:.0f} s (killed)"
+            tg.cancel_scope.cancel()
+        for label, values, errors in (
+            ("0 expensive", idle, idle_errors),
+            (f"{expensive} expensive", loaded, loaded_errors),
+        ):
+            q = statistics.quantiles(values, n=100, method="inclusive")
+            row[f"cheap p50 / p99 / max, {label}"] = f"{q[49]:.3f} / {q[98]:.3f} / {max(values):.3f} s"
+            row[f"cheap errors, {label}"] = f"{errors} of {len(values)}"
+        row["expensive calls done before SIGTERM"] = (
+            ", ".join(f"{n} {k}" for k, n in sorted(before_signal.items())) or "none"
+        )
+        row["SIGTERM -> exit"] = f"{stopped} ({in_flight} expensive in flight)"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return row
+
+
+def main() -> None:
+    logging.disable(logging.WARNING)  # the SDK logs each session it cannot close once the server is stopped
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = str(Path(sys.executable).with_name("vllm-quant-mcp"))
+    parser.add_argument("--server", action="append", metavar="NAME=EXE", help=f"default: this={here}")
+    parser.add_argument("--sessions", type=int, default=5, help="cheap client sessions (default 5)")
+    parser.add_argument("--expensive", type=int, default=45, help="expensive calls in flight (default 45)")
+    parser.add_argument("--calls", type=int, default=20, help="cheap calls per session (default 20)")
+    args = parser.parse_args()
+    servers = dict(s.split("=", 1) for s in (args.server or [f"this={here}"]))
+    with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
+        cache = Path(tmp) / "cache"
+        prepare_cache(cache)
+        rows = {
+            name: anyio.run(measure, exe, cache, args.sessions, args.expensive, args.calls)
+            for name, exe in servers.items()
+        }
+    names = list(rows)
+    width = max(len(k) for k in rows[names[0]])
+    print(f"{'':<{width}}  " + "  ".join(f"{n:<34}" for n in names))
+    for key in rows[names[0]]:
+        print(f"{key:<{width}}  " + "  ".join(f"{rows[n][key]:<34}" for n in names))
+
+
+if __name__ == "__main__":
+    main()
