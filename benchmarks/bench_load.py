@@ -11,7 +11,9 @@ temporary cache holding the v0.32.0 tree, and warmed (one grep, one registry rea
    every file: seconds of CPU each) sent over 3 more sessions; once the server has spent a
    second of CPU on them, the same cheap workload as in 1;
 3. SIGTERM with the expensive calls still in flight: seconds until the process is gone
-   (killed after 60 s, reported as such).
+   (killed after 60 s, reported as such);
+4. a fresh server, 200 first greps of the tag at once (10 sessions of 20): its peak RSS
+   (VmHWM), which single-flight loading (knowledge/search/loading.py) keeps at one copy.
 
 Printed side by side per server: p50/p99/max of cheap calls (seconds, the call alone, after
 its session's initialize), cheap errors, the expensive calls' outcomes, SIGTERM-to-exit.
@@ -205,6 +207,34 @@ async def measure(exe: str, cache: Path, sessions: int, expensive: int, calls: i
     return row
 
 
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) / 1024
+
+
+async def first_greps(exe: str, cache: Path, total: int) -> str:
+    proc, url = start(exe, cache)
+    outcomes: Counter[str] = Counter()
+
+    async def one_session(count: int) -> None:
+        async with Session(url) as session, anyio.create_task_group() as tg:
+            for _ in range(count):
+                tg.start_soon(one, session)
+
+    async def one(session: ClientSession) -> None:
+        result = await session.call_tool("grep_vllm_source", {"pattern": "QuantizationMethods", "tag": TAG})
+        outcomes["error" if result.is_error else "answered"] += 1
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(10):
+                tg.start_soon(one_session, total // 10)
+        return f"{peak_rss_mb(proc.pid):.0f} MB ({', '.join(f'{n} {k}' for k, n in sorted(outcomes.items()))})"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def main() -> None:
     logging.disable(logging.WARNING)  # the SDK logs each session it cannot close once the server is stopped
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -213,6 +243,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=5, help="cheap client sessions (default 5)")
     parser.add_argument("--expensive", type=int, default=45, help="expensive calls in flight (default 45)")
     parser.add_argument("--calls", type=int, default=20, help="cheap calls per session (default 20)")
+    parser.add_argument("--first-greps", type=int, default=200, help="first greps at once on a fresh server")
     args = parser.parse_args()
     servers = dict(s.split("=", 1) for s in (args.server or [f"this={here}"]))
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
@@ -222,6 +253,10 @@ def main() -> None:
             name: anyio.run(measure, exe, cache, args.sessions, args.expensive, args.calls)
             for name, exe in servers.items()
         }
+        for name, exe in servers.items():
+            rows[name][f"peak RSS, {args.first_greps} first greps at once"] = anyio.run(
+                first_greps, exe, cache, args.first_greps
+            )
     names = list(rows)
     width = max(len(k) for k in rows[names[0]])
     print(f"{'':<{width}}  " + "  ".join(f"{n:<34}" for n in names))
