@@ -35,8 +35,7 @@ class _Server(uvicorn.Server):
 
 
 def _end(sig: int) -> None:
-    busy = sum(1 for t in threading.enumerate() if not t.daemon and t is not threading.main_thread())
-    print(f"vllm-quant-mcp: stopped on signal {sig} with {busy} tool call(s) still running", file=sys.stderr)
+    print(f"vllm-quant-mcp: stopped {DEADLINE:g} s after signal {sig}; running calls abandoned", file=sys.stderr)
     sys.stderr.flush()
     sys.stdout.flush()
     os._exit(0)
