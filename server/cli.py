@@ -26,13 +26,14 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.echo import redact_logging
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
 
 from .cli_cache import add_cache
-from .cli_inputs import INPUTS, Input, value_parser
+from .cli_inputs import INPUTS, Input, is_string_map, value_parser
 from .cli_output import print_result, spelling
 from .cli_parser import Parser, reject_unknown, spelled
-from .errors import exit_code, validation_text
+from .errors import cli_text, exit_code, validation_text
 from .toolsets import all_specs
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
@@ -107,7 +108,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
         options["type"] = int
     elif get_origin(kind) is list:
         options["nargs"] = argparse.REMAINDER if cli.rest else "+"
-    elif get_origin(kind) is dict and get_args(kind) == (str, str):
+    elif is_string_map(kind):
         options.update(action="append", metavar="NAME=VALUE")
     elif (get_origin(kind) is dict) or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         options["metavar"] = "JSON"
@@ -276,7 +277,7 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
     parser: argparse.ArgumentParser = args.parser
     spec: ToolSpec[Any, Any] | None = getattr(args, "spec", None)
     message = spelled(str(exc), *spelling(spec, args.spell)) if spec is not None else str(exc)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    print(f"{parser.prog}: error: {cli_text(message)}", file=sys.stderr)
     return code
 
 
@@ -290,6 +291,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    redact_logging()
     args, extras = build_parser().parse_known_args(argv)
     if extras:
         reject_unknown(args.parser, extras)

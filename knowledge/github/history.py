@@ -39,6 +39,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 from ..atomic import atomic_write_text
 from ..errors import UnavailableError
 from ..progress import report
@@ -68,7 +70,7 @@ class _NoHead(HistoryError):
 def check_branch(name: str) -> str:
     """A branch name from GitHub's JSON, safe in a refspec: no option, no `..`, no glob, no lock file."""
     if not _BRANCH.match(name) or ".." in name or name.endswith((".lock", "/", ".")) or "//" in name:
-        raise HistoryError(f"branch {name!r} is not a plain branch name; it was not fetched.")
+        raise HistoryError(f"branch {clip(name)} is not a plain branch name; it was not fetched.")
     return name
 
 

@@ -34,6 +34,7 @@ import diskcache
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
 from vllm_quant_mcp.knowledge.settings import settings
 
@@ -155,7 +156,7 @@ class HubClient:
         """config.json (required), the safetensors index and the API's parameter counts (both optional)."""
         if not is_repo_id(repo):
             raise InvalidModelRefError(
-                f"{repo!r} is not a Hugging Face repo id (org/name) nor an existing directory; "
+                f"{clip(repo)} is not a Hugging Face repo id (org/name) nor an existing directory; "
                 f"give e.g. meta-llama/Llama-3.1-70B, a local model folder, {_EXPLICIT_HINT}."
             )
         notes: list[str] = []
@@ -225,7 +226,7 @@ class HubClient:
                     f"accept its licence, then run `hf auth login` or set HF_TOKEN, {_EXPLICIT_HINT}."
                 ) from exc
             raise ModelNotFoundError(
-                f"No model {repo!r} on the hub; check the spelling (org/name, case matters) or log in "
+                f"No model {clip(repo)} on the hub; check the spelling (org/name, case matters) or log in "
                 f"(`hf auth login` or HF_TOKEN) for a private repo, {_EXPLICIT_HINT}."
             ) from exc
         except EntryNotFoundError as exc:
