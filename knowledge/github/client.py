@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -126,7 +126,7 @@ class GitHubClient:
 
         `ttl` overrides how long the answer is served as is (an immutable compare of a tag and a sha: forever).
         """
-        return self._get(_key(path, params), deadline, ttl)[0]
+        return self._healed(self._get(_key(path, params), deadline, ttl)[0])
 
     def get_pages(
         self,
@@ -156,7 +156,12 @@ class GitHubClient:
             items.extend(fetched.data if isinstance(fetched.data, list) else [])
         if key is not None:
             parts.append(Fetched(None, "live", notes=(f"{path}: stopped after {max_pages} pages.",), complete=False))
-        return Fetched.combine(parts, items)
+        return self._healed(Fetched.combine(parts, items))
+
+    def _healed(self, fetched: Fetched) -> Fetched:
+        """The answer with the note of a damaged cache moved aside on the way, if one was."""
+        healed = self.cache.drain_notes()
+        return replace(fetched, notes=(*healed, *fetched.notes)) if healed else fetched
 
     def _get(self, key: str, deadline: Deadline | None, ttl: float | None) -> tuple[Fetched, str | None]:
         now = self._clock()

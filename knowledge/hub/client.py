@@ -30,12 +30,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import diskcache
 import httpx
 from pydantic import BaseModel, ConfigDict
 
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
+from vllm_quant_mcp.knowledge.healing import DiskCache
 from vllm_quant_mcp.knowledge.settings import settings
 
 __all__ = [
@@ -253,8 +253,9 @@ class HubClient:
         from huggingface_hub import get_token
 
         key = f"{self.endpoint}/api/models/{repo}"
-        with diskcache.Cache(str(self.cache_dir)) as cache:
+        with DiskCache(self.cache_dir) as cache:  # a damaged database is moved aside and started afresh
             cached: tuple[float, str | None] | None = cache.get(key)
+            notes.extend(cache.drain_notes())
             if self.offline:
                 return (cached[1] if cached else None), "offline"
             token = self._token or get_token()  # HF_TOKEN, else the token `hf auth login` saved
