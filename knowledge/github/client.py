@@ -31,6 +31,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from ..echo import redact
 from ..errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
 from .cache import CachedResponse, ResponseCache, scope_of
 from .deadline import Deadline
@@ -108,7 +109,7 @@ class GitHubClient:
         )
 
     def __repr__(self) -> str:
-        return f"GitHubClient({self.config.api_url!r}, token={'set' if self.config.token else 'unset'})"
+        return f"GitHubClient({redact(self.config.api_url)!r}, token={'set' if self.config.token else 'unset'})"
 
     def close(self) -> None:
         self._http.close()
@@ -209,7 +210,7 @@ class GitHubClient:
                 deadline.trip(why)
             raise _Refused(why) from None
         except httpx.HTTPError as exc:
-            raise _Refused(f"GitHub unreachable at {self.config.api_url} ({type(exc).__name__})") from None
+            raise _Refused(f"GitHub unreachable at {redact(self.config.api_url)} ({type(exc).__name__})") from None
         log.debug("GET %s -> %s", _path_of(key), response.status_code)
         status = response.status_code
         if status == 304 and entry is not None:

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from vllm_quant_mcp.knowledge.echo import clip
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
 from vllm_quant_mcp.knowledge.healing import DiskCache
 from vllm_quant_mcp.knowledge.settings import settings
@@ -148,9 +148,8 @@ class HubClient:
         )
 
     def __repr__(self) -> str:
-        return (
-            f"HubClient(endpoint={self.endpoint!r}, offline={self.offline}, token={'set' if self._token else 'unset'})"
-        )
+        token = "set" if self._token else "unset"
+        return f"HubClient(endpoint={redact(self.endpoint)!r}, offline={self.offline}, token={token})"
 
     def model_files(self, repo: str) -> ModelFiles:
         """config.json (required), the safetensors index and the API's parameter counts (both optional)."""
@@ -214,8 +213,8 @@ class HubClient:
                     f"fetch it, {_EXPLICIT_HINT}."
                 ) from exc
             raise HubUnavailableError(
-                f"The hub ({self.endpoint}) did not answer for {repo} and nothing is cached; check the network or "
-                f"HF_ENDPOINT, {_EXPLICIT_HINT}."
+                f"The hub ({redact(self.endpoint)}) did not answer for {repo} and nothing is cached; check the "
+                f"network or HF_ENDPOINT, {_EXPLICIT_HINT}."
             ) from exc
         except (GatedRepoError, RepositoryNotFoundError) as exc:  # nothing cached, or the library would have used it
             if not required:
@@ -266,8 +265,8 @@ class HubClient:
             except httpx.HTTPError as exc:
                 fetched = f" (parameter counts as fetched {_day(cached[0])})" if cached and cached[1] else ""
                 notes.append(
-                    f"The hub ({self.endpoint}) did not answer ({exc.__class__.__name__}); the model's files came "
-                    f"from the local Hugging Face cache{fetched}."
+                    f"The hub ({redact(self.endpoint)}) did not answer ({exc.__class__.__name__}); the model's files "
+                    f"came from the local Hugging Face cache{fetched}."
                 )
                 return (cached[1] if cached else None), "unreachable"
             if response.status_code in (401, 403):
