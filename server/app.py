@@ -50,7 +50,8 @@ R = TypeVar("R")
 
 INSTRUCTIONS = (
     "Answers vLLM quantization questions from the vLLM source at a pinned release tag. "
-    "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known), "
+    "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known); "
+    "a tool called without `tag` answers for the server's pinned default. "
     "then quote every flag, dtype, env var or capability with the tag and permalink the tool returned."
 )
 

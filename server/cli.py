@@ -74,6 +74,13 @@ environment:
 """
 
 
+# Help for fields whose description is left out of the MCP listing (its budget), where a shell user still needs it.
+_UNDESCRIBED = {
+    "tag": "vLLM release tag, e.g. v0.32.0; default: the pinned one",
+    "env": "an environment variable of the deployment; repeat for each",
+}
+
+
 def package_version() -> str:
     try:
         return version("vllm-quant-mcp")
@@ -98,7 +105,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
     """Add one query field to the subcommand; returns how errors should spell it."""
     cli = next((m for m in field.metadata if isinstance(m, Cli)), Cli())
     kind = _unwrap_optional(field.annotation)
-    help_text = (field.description or "").replace("%", "%%")
+    help_text = (field.description or _UNDESCRIBED.get(name, "")).replace("%", "%%")
     options: dict[str, Any] = {"help": help_text, "default": None}
     if kind is bool:
         options.update(action="store_true", default=None)

@@ -33,7 +33,8 @@ R = TypeVar("R", bound=BaseModel)
 
 # Every tag a caller names, bounded once: the schema refuses a long one before normalize_tag reads its shape.
 TagName = Annotated[str, Field(max_length=MAX_TAG_CHARS)]
-Tag = Annotated[TagName | None, Field(description="Default: the pinned tag.")]
+# No description: the server's instructions say once that an omitted tag is the pinned one (the listing's budget).
+Tag = Annotated[TagName | None, Field()]
 # A deployment's environment: names and values as long as a shell would plausibly hold, no payloads.
 EnvVars = dict[Annotated[str, Field(max_length=128)], Annotated[str, Field(max_length=4096)]]
 

@@ -54,7 +54,7 @@ class CheckGatesQuery(BaseModel):
         Cli(flags=("--command",)),
         Field(max_length=20000, description="The `vllm serve ...` line, as written."),
     ] = None
-    env: Annotated[EnvVars | None, Field(description="The deployment's env vars.")] = None
+    env: EnvVars | None = None  # the deployment's; the description says "(and env)"
     gpu: Annotated[str | None, Field(max_length=100, description="e.g. h200, sm90, mi300x.")] = None
     model_family: Annotated[str | None, Field(max_length=50, description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = (
         None

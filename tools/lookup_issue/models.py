@@ -25,7 +25,7 @@ class LookupIssueQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     number: Annotated[int, Cli(positional=True), Field(ge=1, description="Issue or PR number, e.g. 38652.")]
-    tag: Annotated[TagName | None, Field(description="Your release: answers whether the fix is in it.")] = None
+    tag: TagName | None = None  # the description says: whether the fix is in `tag`
     repo: Annotated[str | None, Field(max_length=201, description="Default vllm-project/vllm.")] = None
 
     @field_validator("number", mode="before")
