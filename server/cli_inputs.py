@@ -15,15 +15,16 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, Union, get_args, get_origin
+from typing import Annotated, Any, TextIO, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.tools.context import ToolContext
 
-__all__ = ["INPUTS", "MAX_FILE_BYTES", "Input", "value_parser"]
+__all__ = ["INPUTS", "MAX_FILE_BYTES", "Input", "is_string_map", "value_parser"]
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -36,6 +37,12 @@ def _kind(annotation: Any) -> Any:
     return annotation
 
 
+def is_string_map(kind: Any) -> bool:
+    """`dict[str, str]`, its keys and values bounded or not (`Annotated[str, ...]`): NAME=VALUE pairs on the CLI."""
+    bare = [get_args(a)[0] if get_origin(a) is Annotated else a for a in get_args(kind)]
+    return get_origin(kind) is dict and bare == [str, str]
+
+
 def _env_pairs(spelled: str) -> Callable[[list[str]], dict[str, str]]:
     def parse(pairs: list[str]) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -43,7 +50,7 @@ def _env_pairs(spelled: str) -> Callable[[list[str]], dict[str, str]]:
             name, sep, value = pair.partition("=")
             if not sep or not name:
                 raise InvalidInputError(
-                    f"{spelled} {pair!r} is not NAME=VALUE; write e.g. {spelled} VLLM_USE_DEEP_GEMM=1"
+                    f"{spelled} {clip(pair)} is not NAME=VALUE; write e.g. {spelled} VLLM_USE_DEEP_GEMM=1"
                 )
             env[name] = value
         return env
@@ -69,7 +76,7 @@ def _json_object(spelled: str) -> Callable[[str], dict[str, Any]]:
 def value_parser(field: FieldInfo, spelled: str) -> Callable[[Any], Any]:
     """How the text argparse collected for a field becomes the value its query model takes."""
     kind = _kind(field.annotation)
-    if get_origin(kind) is dict and get_args(kind) == (str, str):
+    if is_string_map(kind):
         return _env_pairs(spelled)
     if get_origin(kind) is dict or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         return _json_object(spelled)

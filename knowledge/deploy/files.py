@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 from .invocation import DeployFileError, Invocation
 from .manifests import compose_invocations, kubernetes_invocations, yaml_documents
 from .shell import shell_invocations
@@ -37,7 +39,7 @@ def detect_kind(filename: str, text: str) -> FileKind:
         if re.search(r"^kind:\s*\S", text, re.M):
             return "k8s"
     raise DeployFileError(
-        f"Cannot tell what {filename!r} is: expected a shell script (.sh or a #! line), a Kubernetes manifest "
+        f"Cannot tell what {clip(filename)} is: expected a shell script (.sh or a #! line), a Kubernetes manifest "
         "(YAML with kind:) or a docker-compose file (YAML with services:)."
     )
 

@@ -12,6 +12,7 @@ import shlex
 
 from pydantic import BaseModel, Field
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag
 
@@ -56,7 +57,7 @@ def record_expansion(inv: Invocation, expanded: list[Expanded], dropped: list[st
     for item in expanded:
         inv.unresolved += [u for u in item.unresolved if u not in dropped and u not in inv.unresolved]
         for reference, value in item.defaults:
-            note = f"{reference} is not set in the file; audited with its default {value!r}."
+            note = f"{reference} is not set in the file; audited with its default {clip(value)}."
             if note not in inv.notes:
                 inv.notes.append(note)
     for reference in dropped:
@@ -103,8 +104,11 @@ def image_tag(image: str) -> tuple[str | None, str | None]:
     try:
         pinned = normalize_tag(release["release"])
     except InvalidTagError:
-        return None, f"The image tag {tag!r} of {image} is not a vLLM release number; which vLLM runs is unknown."
+        return None, f"The image tag {clip(tag)} of {image} is not a vLLM release number; which vLLM runs is unknown."
     variant = release["variant"]
     if variant:
-        return pinned, f"The image tag {tag!r} is read as release {pinned} (the {variant!r} suffix is a build variant)."
+        return (
+            pinned,
+            f"The image tag {clip(tag)} is read as release {pinned} (the {clip(variant)} suffix is a build variant).",
+        )
     return pinned, None

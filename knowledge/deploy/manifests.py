@@ -15,6 +15,8 @@ import shlex
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 from .expand import Expanded, expand_kubernetes, expand_template
 from .invocation import IMAGE, DeployFileError, Invocation, image_invocation, image_tag, program_index, record_expansion
 from .shell import shell_invocations
@@ -192,7 +194,7 @@ def _compose_words(value: Any, what: str, env: dict[str, str], expansions: list[
             out += shlex.split(text)
         except ValueError as exc:
             raise DeployFileError(
-                f"The {what} {value!r} cannot be split into words ({exc}); close its quotes."
+                f"The {what} {clip(value)} cannot be split into words ({exc}); close its quotes."
             ) from exc
     return out
 

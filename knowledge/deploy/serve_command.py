@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 __all__ = [
@@ -120,13 +121,13 @@ def _shell_words(text: str) -> list[str]:
         raise ServeCommandError("The command line is empty; expected `vllm serve <model> [--flag value ...]`.")
     if len(commands) > 1:
         raise ServeCommandError(
-            f"The text holds {len(commands)} commands (the second starts {commands[1].strip()[:40]!r}); pass one "
+            f"The text holds {len(commands)} commands (the second starts {clip(commands[1].strip(), 40)}); pass one "
             "`vllm serve` command, ending each continued line with a backslash."
         )
     operator = _unquoted_operator(commands[0])
     if operator is not None:
         raise ServeCommandError(
-            f"The line uses the shell operator {operator!r}; pass the `vllm serve ...` command alone, "
+            f"The line uses the shell operator {clip(operator)}; pass the `vllm serve ...` command alone, "
             "without pipes, redirections or `&&`."
         )
     return shlex.split(commands[0], comments=False, posix=True)
@@ -233,12 +234,12 @@ def _split_program(words: list[str], text: str) -> tuple[dict[str, str], Program
         program, length = found
         if at != start:
             raise ServeCommandError(
-                f"{words[start]!r} comes before `{program}`; only VAR=value assignments may precede it. "
+                f"{clip(words[start])} comes before `{program}`; only VAR=value assignments may precede it. "
                 "Pass the command without wrappers such as nohup, sudo or docker."
             )
         return env, program, words[at : at + length], words[at + length :]
     raise ServeCommandError(
-        f"No `vllm serve` command in {text.strip()[:80]!r}; expected `vllm serve <model> [--flag value ...]` or "
+        f"No `vllm serve` command in {clip(text.strip(), 80)}; expected `vllm serve <model> [--flag value ...]` or "
         f"`python -m {API_SERVER_MODULE} --model <model> ...`, optionally after VAR=value assignments."
     )
 
@@ -333,7 +334,7 @@ def _model(
         )
     if positionals and by_flag:
         raise ServeCommandError(
-            f"The model is given twice: positional {positionals[0]!r} and --model {by_flag[0]!r}; "
+            f"The model is given twice: positional {clip(positionals[0])} and --model {clip(by_flag[0])}; "
             "keep the positional one."
         )
     if positionals:

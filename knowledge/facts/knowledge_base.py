@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError, model_validator
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InternalError, NotFoundError
 
 from .fact import Citation, DocCitation, Fact, IssueCitation, PrCitation, SourceCitation, Strict
@@ -113,7 +114,7 @@ class KnowledgeBase(Strict):
         if not found:
             known = ", ".join(f"{g.id} ({g.name})" for g in self.gpus)
             raise UnknownGpuError(
-                f"Unknown GPU {text[:100]!r}; known GPUs: {known}. Aliases like 'H200 SXM' or "
+                f"Unknown GPU {clip(text)}; known GPUs: {known}. Aliases like 'H200 SXM' or "
                 "architectures like 'sm90' and 'gfx942' work too."
             )
         return found

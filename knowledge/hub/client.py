@@ -30,11 +30,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import diskcache
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
+from vllm_quant_mcp.knowledge.healing import DiskCache
 from vllm_quant_mcp.knowledge.settings import settings
 
 __all__ = [
@@ -147,15 +148,14 @@ class HubClient:
         )
 
     def __repr__(self) -> str:
-        return (
-            f"HubClient(endpoint={self.endpoint!r}, offline={self.offline}, token={'set' if self._token else 'unset'})"
-        )
+        token = "set" if self._token else "unset"
+        return f"HubClient(endpoint={redact(self.endpoint)!r}, offline={self.offline}, token={token})"
 
     def model_files(self, repo: str) -> ModelFiles:
         """config.json (required), the safetensors index and the API's parameter counts (both optional)."""
         if not is_repo_id(repo):
             raise InvalidModelRefError(
-                f"{repo!r} is not a Hugging Face repo id (org/name) nor an existing directory; "
+                f"{clip(repo)} is not a Hugging Face repo id (org/name) nor an existing directory; "
                 f"give e.g. meta-llama/Llama-3.1-70B, a local model folder, {_EXPLICIT_HINT}."
             )
         notes: list[str] = []
@@ -213,8 +213,8 @@ class HubClient:
                     f"fetch it, {_EXPLICIT_HINT}."
                 ) from exc
             raise HubUnavailableError(
-                f"The hub ({self.endpoint}) did not answer for {repo} and nothing is cached; check the network or "
-                f"HF_ENDPOINT, {_EXPLICIT_HINT}."
+                f"The hub ({redact(self.endpoint)}) did not answer for {repo} and nothing is cached; check the "
+                f"network or HF_ENDPOINT, {_EXPLICIT_HINT}."
             ) from exc
         except (GatedRepoError, RepositoryNotFoundError) as exc:  # nothing cached, or the library would have used it
             if not required:
@@ -225,7 +225,7 @@ class HubClient:
                     f"accept its licence, then run `hf auth login` or set HF_TOKEN, {_EXPLICIT_HINT}."
                 ) from exc
             raise ModelNotFoundError(
-                f"No model {repo!r} on the hub; check the spelling (org/name, case matters) or log in "
+                f"No model {clip(repo)} on the hub; check the spelling (org/name, case matters) or log in "
                 f"(`hf auth login` or HF_TOKEN) for a private repo, {_EXPLICIT_HINT}."
             ) from exc
         except EntryNotFoundError as exc:
@@ -252,8 +252,9 @@ class HubClient:
         from huggingface_hub import get_token
 
         key = f"{self.endpoint}/api/models/{repo}"
-        with diskcache.Cache(str(self.cache_dir)) as cache:
+        with DiskCache(self.cache_dir) as cache:  # a damaged database is moved aside and started afresh
             cached: tuple[float, str | None] | None = cache.get(key)
+            notes.extend(cache.drain_notes())
             if self.offline:
                 return (cached[1] if cached else None), "offline"
             token = self._token or get_token()  # HF_TOKEN, else the token `hf auth login` saved
@@ -264,8 +265,8 @@ class HubClient:
             except httpx.HTTPError as exc:
                 fetched = f" (parameter counts as fetched {_day(cached[0])})" if cached and cached[1] else ""
                 notes.append(
-                    f"The hub ({self.endpoint}) did not answer ({exc.__class__.__name__}); the model's files came "
-                    f"from the local Hugging Face cache{fetched}."
+                    f"The hub ({redact(self.endpoint)}) did not answer ({exc.__class__.__name__}); the model's files "
+                    f"came from the local Hugging Face cache{fetched}."
                 )
                 return (cached[1] if cached else None), "unreachable"
             if response.status_code in (401, 403):

@@ -27,12 +27,14 @@ import filelock
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InternalError, LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
+from vllm_quant_mcp.knowledge.healing import quarantine
 from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.sources.base import Source
-from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, directory_files
+from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, DamagedPackError, PackBuilder, directory_files
 from vllm_quant_mcp.knowledge.sources.packed import PackedTree
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
@@ -69,9 +71,11 @@ class Store:
         tag = normalize_tag(tag)
         path = self.registry_path(tag)
         if path.is_file():
-            registry, problem = _read_cached(path, tag)
+            registry, problem, damaged = _read_cached(path, tag)
             if registry is not None:
                 return registry
+            if damaged:  # a stale one is only superseded; a damaged one must not be read on every call
+                quarantine(path, problem)
             if self.tree_source(tag) is not None:
                 return self.rebuild_registry(tag)
             bundled = read_bundled(tag)
@@ -118,17 +122,29 @@ class Store:
             return None
 
     def source_tree(self, tag: str) -> SourceTree:
+        """The cached tree; a pack that does not open is moved aside (DamagedPackError: ensure_tree fetches anew)."""
         info = self.tree_source(tag)
         if info is None:
             raise RegistryUnavailableError(f"No tree of {tag} is cached; run `vllm-quant-mcp refresh --tag {tag}`.")
         root = self.tree_path(tag)
         if (root / INDEX_NAME).is_file():
-            return PackedTree(root, normalize_tag(tag), info.commit)
+            try:
+                return PackedTree(root, normalize_tag(tag), info.commit)
+            except (DamagedPackError, OSError) as exc:  # OSError: a part of the pack is gone
+                with self.lock(tag):
+                    note = quarantine(root, str(exc))
+                raise DamagedPackError(note) from exc
         return SourceTree(root, normalize_tag(tag), info.commit)
 
     def ensure_tree(self, tag: str, source: Source | None = None) -> SourceTree:
-        """The cached tree of `tag`, fetched first (default: git, then the package index) when missing."""
+        """The cached tree of `tag`, fetched first (default: git, then the package index) when missing or damaged."""
         tag = normalize_tag(tag)
+        try:
+            return self._ensure_tree(tag, source)
+        except DamagedPackError:  # moved aside by source_tree: fetch it again, once
+            return self._ensure_tree(tag, source)
+
+    def _ensure_tree(self, tag: str, source: Source | None) -> SourceTree:
         if self.tree_source(tag) is None:
             with self.lock(tag):
                 if self.tree_source(tag) is None:
@@ -241,19 +257,19 @@ def _is_tag(text: str) -> bool:
         return False
 
 
-def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str]:
-    """The registry at `path` if it is whole and current, else None and why not."""
+def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str, bool]:
+    """The registry at `path` if it is whole and current, else None, why not, and whether it is damaged."""
     try:
         registry = Registry.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as exc:
-        return None, f"unreadable: {str(exc).splitlines()[0]}"
+        return None, f"unreadable: {clip(str(exc).splitlines()[0], 200, quote=False)}", True
     if registry.schema_version != SCHEMA_VERSION:
-        return None, f"schema {registry.schema_version}, expected {SCHEMA_VERSION}"
+        return None, f"schema {registry.schema_version}, expected {SCHEMA_VERSION}", False
     if registry.extractor_version != extractor_version():
-        return None, f"extractor {registry.extractor_version}, current {extractor_version()}"
+        return None, f"extractor {registry.extractor_version}, current {extractor_version()}", False
     if registry.tag != tag:
-        return None, f"it holds {registry.tag}"
-    return registry, ""
+        return None, f"it holds {registry.tag}", True
+    return registry, "", False
 
 
 @cache

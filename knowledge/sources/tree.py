@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -57,11 +58,11 @@ class SourceTree:
         pure = PurePosixPath(relpath)
         if pure.is_absolute() or ".." in pure.parts or relpath.startswith("~"):
             raise PathOutsideTreeError(
-                f"{relpath!r} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
+                f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
             )
         candidate = (self.root / pure).resolve()
         if not candidate.is_relative_to(self.root):
-            raise PathOutsideTreeError(f"{relpath!r} resolves outside the vLLM tree (a link out); refused.")
+            raise PathOutsideTreeError(f"{clip(relpath)} resolves outside the vLLM tree (a link out); refused.")
         self._resolved[relpath] = candidate
         return candidate
 
