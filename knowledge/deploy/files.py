@@ -18,9 +18,19 @@ from .invocation import DeployFileError, Invocation
 from .manifests import compose_invocations, kubernetes_invocations, yaml_documents
 from .shell import shell_invocations
 
-__all__ = ["MAX_FILE_BYTES", "DeployFileError", "FileKind", "Invocation", "detect_kind", "find_invocations"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_INVOCATIONS",
+    "DeployFileError",
+    "FileKind",
+    "Invocation",
+    "detect_kind",
+    "find_invocations",
+]
 
 MAX_FILE_BYTES = 1_000_000  # a deployment file is a few KB; the cap bounds what a pasted text can cost
+# A deployment starts vLLM a few times; each invocation is checked against the tag (and every release it crosses).
+MAX_INVOCATIONS = 100
 FileKind = Literal["shell", "k8s", "compose"]
 
 
@@ -51,8 +61,14 @@ def find_invocations(text: str, filename: str, kind: FileKind | None = None) -> 
         )
     kind = kind or detect_kind(filename, text)
     if kind == "shell":
-        return kind, shell_invocations(text, 0, {})
-    documents = yaml_documents(text, filename)
-    if kind == "k8s":
-        return kind, [inv for doc in documents for inv in kubernetes_invocations(doc)]
-    return kind, [inv for doc in documents for inv in compose_invocations(doc)]
+        found = shell_invocations(text, 0, {})
+    else:
+        documents = yaml_documents(text, filename)
+        read = kubernetes_invocations if kind == "k8s" else compose_invocations
+        found = [inv for doc in documents for inv in read(doc)]
+    if len(found) > MAX_INVOCATIONS:
+        raise DeployFileError(
+            f"{filename} starts vLLM {len(found):,} times; the audit checks up to {MAX_INVOCATIONS} invocations "
+            "per file. Audit the file in parts, or pass the script or manifest of one deployment."
+        )
+    return kind, found
