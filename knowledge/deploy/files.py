@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .invocation import DeployFileError, Invocation
+from .expand import Budget
+from .invocation import MAX_LINE_CHARS, DeployFileError, Invocation
 from .manifests import compose_invocations, kubernetes_invocations, yaml_documents
 from .shell import shell_invocations
 
@@ -60,15 +61,22 @@ def find_invocations(text: str, filename: str, kind: FileKind | None = None) -> 
             "Pass only the script, manifest or compose file that starts vLLM."
         )
     kind = kind or detect_kind(filename, text)
+    budget = Budget()
     if kind == "shell":
-        found = shell_invocations(text, 0, {})
+        found = shell_invocations(text, 0, {}, budget)
     else:
         documents = yaml_documents(text, filename)
         read = kubernetes_invocations if kind == "k8s" else compose_invocations
-        found = [inv for doc in documents for inv in read(doc)]
+        found = [inv for doc in documents for inv in read(doc, budget)]
     if len(found) > MAX_INVOCATIONS:
         raise DeployFileError(
             f"{filename} starts vLLM {len(found):,} times; the audit checks up to {MAX_INVOCATIONS} invocations "
             "per file. Audit the file in parts, or pass the script or manifest of one deployment."
         )
+    for inv in found:
+        if len(inv.command) > MAX_LINE_CHARS:
+            raise DeployFileError(
+                f"The command at {inv.where} is {len(inv.command):,} characters; the audit reads commands up to "
+                f"{MAX_LINE_CHARS:,}. A `vllm serve` line with its JSON configs is a few KB: shorten it."
+            )
     return kind, found
