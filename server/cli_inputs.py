@@ -20,6 +20,7 @@ from typing import Annotated, Any, TextIO, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.tools.context import ToolContext
@@ -86,14 +87,9 @@ def value_parser(field: FieldInfo, spelled: str) -> Callable[[Any], Any]:
 
 
 def read_text_file(path: Path) -> str:
-    """A deployment file, refused when it is not UTF-8 text or larger than MAX_FILE_BYTES (bytes actually read)."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise InvalidInputError(f"{path} is over {MAX_FILE_BYTES:,} bytes; audit reads scripts and manifests")
+    """A deployment file, refused when it is not a regular UTF-8 file of at most MAX_FILE_BYTES (bytes read, not
+    the size stat reports: /dev/zero reports none)."""
+    data = read_bounded(path, MAX_FILE_BYTES, "audit reads the script, Kubernetes manifest or compose file itself")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ from .expand import Expanded
 
 __all__ = [
     "IMAGE",
+    "MAX_LINE_CHARS",
     "DeployFileError",
     "Invocation",
     "image_invocation",
@@ -28,6 +29,9 @@ __all__ = [
     "record_expansion",
 ]
 
+# shlex builds each word a character at a time (quadratic in a word's length): lines and commands longer than
+# this are refused before it reads them. A serve line with its JSON configs is a few KB.
+MAX_LINE_CHARS = 65_536
 IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?::(?P<tag>[\w.-]+))?(?:@sha256:\w+)?$")
 _IMAGE_RELEASE = re.compile(r"^(?P<release>v?\d+\.\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?P<variant>.*)$")
 
@@ -54,12 +58,16 @@ class Invocation(BaseModel):
 
 def record_expansion(inv: Invocation, expanded: list[Expanded], dropped: list[str]) -> Invocation:
     """Note on the invocation what its expansion could not resolve, dropped, or took as a default."""
+    unresolved = dict.fromkeys(inv.unresolved)  # ordered sets: a manifest may hold thousands of references
+    notes = dict.fromkeys(inv.notes)
     for item in expanded:
-        inv.unresolved += [u for u in item.unresolved if u not in dropped and u not in inv.unresolved]
-        for reference, value in item.defaults:
-            note = f"{reference} is not set in the file; audited with its default {clip(value)}."
-            if note not in inv.notes:
-                inv.notes.append(note)
+        unresolved.update(dict.fromkeys(u for u in item.unresolved if u not in dropped))
+        notes.update(
+            dict.fromkeys(
+                f"{ref} is not set in the file; audited with its default {clip(value)}." for ref, value in item.defaults
+            )
+        )
+    inv.unresolved, inv.notes = list(unresolved), list(notes)
     for reference in dropped:
         inv.notes.append(
             f"{reference} is not set in the file and may add any number of arguments: what it adds was not checked."

@@ -33,6 +33,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
 from vllm_quant_mcp.knowledge.healing import DiskCache
@@ -42,6 +43,7 @@ __all__ = [
     "CONFIG",
     "DEFAULT_ENDPOINT",
     "INDEX",
+    "MAX_MODEL_FILE_BYTES",
     "HubClient",
     "HubUnavailableError",
     "InvalidModelRefError",
@@ -56,6 +58,8 @@ CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+# The largest safetensors index (a ~1T-parameter MoE) is ~10 MB; a config.json a few KB. Read by bytes, not stat.
+MAX_MODEL_FILE_BYTES = 64_000_000
 _EXPLICIT_HINT = "or pass the model as explicit figures (params_b, layers, kv_heads, head_dim)"
 ApiAnswer = Literal["answered", "refused", "unreachable", "offline"]
 
@@ -103,15 +107,21 @@ def _load_json(text: str, where: str) -> dict[str, Any]:
 def read_local(directory: Path) -> ModelFiles:
     """A model directory on disk: the same files the hub would serve (no API answer)."""
     config = directory / CONFIG
-    if not config.is_file():
+    if not config.exists():
         raise ModelNotFoundError(f"{directory} has no {CONFIG}; point at the folder that holds the model's config.")
     index = directory / INDEX
     return ModelFiles(
         ref=str(directory),
         origin="directory",
-        config=_load_json(config.read_text(encoding="utf-8"), str(config)),
-        index=_load_json(index.read_text(encoding="utf-8"), str(index)) if index.is_file() else None,
+        config=_load_json(_model_file(config), str(config)),
+        index=_load_json(_model_file(index), str(index)) if index.exists() else None,
     )
+
+
+def _model_file(path: Path) -> str:
+    """A model file as text, at most MAX_MODEL_FILE_BYTES read (a FIFO or device named config.json is refused)."""
+    data = read_bounded(path, MAX_MODEL_FILE_BYTES, f"point at a model folder whose {path.name} is a JSON file")
+    return data.decode("utf-8", errors="replace")
 
 
 class HubClient:
@@ -243,7 +253,7 @@ class HubClient:
                 ) from exc
             return None
         origins.add("cache" if local_only else "hub")
-        return Path(str(path)).read_text(encoding="utf-8")
+        return _model_file(Path(str(path)))
 
     # -- the API answer, through our cache ------------------------------------------------------------------
 

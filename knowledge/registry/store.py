@@ -53,6 +53,7 @@ class Store:
         self.root = root
         self.lock_timeout = lock_timeout
         self._locks: dict[str, filelock.FileLock] = {}
+        self._parsed: dict[str, tuple[_Identity, Registry]] = {}
 
     # -- registries -------------------------------------------------------------------------------------------
 
@@ -67,8 +68,22 @@ class Store:
         return self.registries_dir / f"{normalize_tag(tag)}.json"
 
     def load_registry(self, tag: str) -> Registry:
-        """The cached registry when valid, else one rebuilt from the cached tree, else the bundled one."""
+        """The cached registry when valid, else one rebuilt from the cached tree, else the bundled one.
+
+        A registry is parsed once per state of its cached file (inode, size, mtime): parsing takes ~20 ms, and
+        questions asked of every release (where else does this flag exist) would otherwise pay it per name.
+        Registries are frozen models, so one parsed copy is safely shared by every call.
+        """
         tag = normalize_tag(tag)
+        identity = _identity(self.registry_path(tag))
+        remembered = self._parsed.get(tag)
+        if remembered is not None and remembered[0] == identity:
+            return remembered[1]
+        registry = self._load_registry(tag)
+        self._parsed[tag] = (identity, registry)
+        return registry
+
+    def _load_registry(self, tag: str) -> Registry:
         path = self.registry_path(tag)
         if path.is_file():
             registry, problem, damaged = _read_cached(path, tag)
@@ -248,6 +263,18 @@ class _LooseTree:
 
     def fetch(self, tag: str, dest: Path) -> SourceInfo:
         raise InternalError("a cached loose tree is only ever repacked, never copied")  # pragma: no cover
+
+
+_Identity = tuple[int, int, int] | None
+
+
+def _identity(path: Path) -> _Identity:
+    """What changes when the file is replaced or rewritten (atomic writes give a new inode); None when absent."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _is_tag(text: str) -> bool:
