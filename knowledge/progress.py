@@ -17,6 +17,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from .echo import redact
+
 __all__ = ["Sink", "Stage", "Step", "listening", "report"]
 
 Stage = Literal["fetch", "extract", "derive", "index"]
@@ -40,10 +42,13 @@ _sink: ContextVar[Sink | None] = ContextVar("vllm_quant_mcp_progress", default=N
 
 
 def report(stage: Stage, done: int, total: int | None, message: str) -> None:
-    """Tell the current listener, if any; costs one context-variable read when nobody listens."""
+    """Tell the current listener, if any; costs one context-variable read when nobody listens.
+
+    The message reaches a terminal or an MCP client's log, so a URL in it loses its credentials here.
+    """
     sink = _sink.get()
     if sink is not None:
-        sink(Step(stage, done, total, message))
+        sink(Step(stage, done, total, redact(message)))
 
 
 @contextmanager

@@ -9,12 +9,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
 
-__all__ = ["InvalidTagError", "UnknownTagError", "nearest_tags", "normalize_tag", "pypi_version", "tag_key"]
+__all__ = [
+    "MAX_TAG_CHARS",
+    "InvalidTagError",
+    "UnknownTagError",
+    "nearest_tags",
+    "normalize_tag",
+    "pypi_version",
+    "tag_key",
+]
 
-# v0.32.0, v0.9.0.1, v0.6.1.post2, v0.4.0rc1 — never a leading dash, never a path.
-_TAG_RE = re.compile(r"^v?(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\.\d{1,3})?(\.?post\d{1,3}|rc\d{1,3})?$")
+MAX_TAG_CHARS = 32  # the longest real tag, v0.6.1.post2, is 12: room for padding, none for a payload
+
+# v0.32.0, v0.9.0.1, v0.6.1.post2, v0.4.0rc1 — never a leading dash, never a path. ASCII digits only: `\d`
+# would also take Arabic-Indic digits, and `v\u0663.\u0662.\u0661` would reach a lock file's name and git's refspec.
+_TAG_RE = re.compile(r"^v?([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(\.[0-9]{1,3})?(\.?post[0-9]{1,3}|rc[0-9]{1,3})?$")
 
 
 class InvalidTagError(InvalidInputError):
@@ -37,9 +49,9 @@ class UnknownTagError(NotFoundError):
 def normalize_tag(text: str) -> str:
     """Return the canonical `vX.Y.Z[...]` form, or raise InvalidTagError naming the fix."""
     candidate = text.strip()
-    if not _TAG_RE.match(candidate):
+    if len(candidate) > MAX_TAG_CHARS or not _TAG_RE.fullmatch(candidate):
         raise InvalidTagError(
-            f"{text!r} is not a vLLM release tag; expected the form v0.32.0 (or 0.32.0, v0.6.1.post2)."
+            f"{clip(text)} is not a vLLM release tag; expected the form v0.32.0 (or 0.32.0, v0.6.1.post2)."
         )
     return candidate if candidate.startswith("v") else f"v{candidate}"
 
@@ -51,14 +63,14 @@ def pypi_version(tag: str) -> str:
 
 def tag_key(tag: str) -> tuple[int, ...]:
     """Sort key that orders releases the way vLLM numbers them (post releases after, rc before)."""
-    match = _TAG_RE.match(tag)
+    match = _TAG_RE.fullmatch(tag)
     if match is None:
-        raise InvalidTagError(f"{tag!r} is not a vLLM release tag; expected the form v0.32.0.")
+        raise InvalidTagError(f"{clip(tag)} is not a vLLM release tag; expected the form v0.32.0.")
     major, minor, patch, fourth, suffix = match.groups()
     base = [int(major), int(minor), int(patch), int(fourth[1:]) if fourth else 0]
     if suffix is None:
         return (*base, 0, 0)
-    number = int(re.sub(r"\D", "", suffix))
+    number = int(re.sub(r"[^0-9]", "", suffix))
     return (*base, 1, number) if "post" in suffix else (*base, -1, number)
 
 

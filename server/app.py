@@ -33,6 +33,7 @@ from mcp.types import (
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
+from vllm_quant_mcp.knowledge.echo import clip, redact, redact_logging
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
@@ -50,7 +51,8 @@ R = TypeVar("R")
 
 INSTRUCTIONS = (
     "Answers vLLM quantization questions from the vLLM source at a pinned release tag. "
-    "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known), "
+    "Pin the tag first (the user's installed vLLM or the one they name; `list_tags` shows what is known); "
+    "a tool called without `tag` answers for the server's pinned default. "
     "then quote every flag, dtype, env var or capability with the tag and permalink the tool returned."
 )
 
@@ -116,7 +118,7 @@ class VllmQuantServer(MCPServer):
         except UnexpectedToolError:
             raise
         except ToolError as exc:
-            raise ToolError(_error_text(name, exc)) from exc.__cause__
+            raise ToolError(redact(_error_text(name, exc))) from exc.__cause__
 
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -125,7 +127,7 @@ class VllmQuantServer(MCPServer):
         everything = await self.list_resources()
         cursor = params.cursor if params else None
         if cursor is not None and not (cursor.isdigit() and int(cursor) < len(everything)):
-            raise MCPError(code=INVALID_PARAMS, message=f"cursor {cursor!r} is not one resources/list gave")
+            raise MCPError(code=INVALID_PARAMS, message=f"cursor {clip(cursor)} is not one resources/list gave")
         start = int(cursor or 0)
         end = start + RESOURCES_PAGE
         return ListResourcesResult(
@@ -164,7 +166,9 @@ def _error_text(name: str, exc: ToolError) -> str:
         return str(cause)
     if spec is None:
         guess = nearest(name, [s.name for s in mcp_specs()], cutoff=0.5)
-        return f"unknown tool {name!r}" + (f"; did you mean {guess[0]}?" if guess else "") + "; tools/list names all."
+        return (
+            f"unknown tool {clip(name)}" + (f"; did you mean {guess[0]}?" if guess else "") + "; tools/list names all."
+        )
     return str(exc)
 
 
@@ -191,6 +195,7 @@ def build_server(context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] 
     mcp_prompts.register(server)
     mcp_completions.register(server, lazy)
     mcp_progress.register_logging(server)
+    redact_logging()  # MCPServer has just put its handlers on the root logger
     return server
 
 

@@ -26,13 +26,14 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.echo import redact_logging
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
 
 from .cli_cache import add_cache
-from .cli_inputs import INPUTS, Input, value_parser
+from .cli_inputs import INPUTS, Input, is_string_map, value_parser
 from .cli_output import print_result, spelling
 from .cli_parser import Parser, reject_unknown, spelled
-from .errors import exit_code, validation_text
+from .errors import cli_text, exit_code, validation_text
 from .toolsets import all_specs
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
@@ -73,6 +74,13 @@ environment:
 """
 
 
+# Help for fields whose description is left out of the MCP listing (its budget), where a shell user still needs it.
+_UNDESCRIBED = {
+    "tag": "vLLM release tag, e.g. v0.32.0; default: the pinned one",
+    "env": "an environment variable of the deployment; repeat for each",
+}
+
+
 def package_version() -> str:
     try:
         return version("vllm-quant-mcp")
@@ -97,7 +105,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
     """Add one query field to the subcommand; returns how errors should spell it."""
     cli = next((m for m in field.metadata if isinstance(m, Cli)), Cli())
     kind = _unwrap_optional(field.annotation)
-    help_text = (field.description or "").replace("%", "%%")
+    help_text = (field.description or _UNDESCRIBED.get(name, "")).replace("%", "%%")
     options: dict[str, Any] = {"help": help_text, "default": None}
     if kind is bool:
         options.update(action="store_true", default=None)
@@ -107,7 +115,7 @@ def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> 
         options["type"] = int
     elif get_origin(kind) is list:
         options["nargs"] = argparse.REMAINDER if cli.rest else "+"
-    elif get_origin(kind) is dict and get_args(kind) == (str, str):
+    elif is_string_map(kind):
         options.update(action="append", metavar="NAME=VALUE")
     elif (get_origin(kind) is dict) or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         options["metavar"] = "JSON"
@@ -286,7 +294,7 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
     parser: argparse.ArgumentParser = args.parser
     spec: ToolSpec[Any, Any] | None = getattr(args, "spec", None)
     message = spelled(str(exc), *spelling(spec, args.spell)) if spec is not None else str(exc)
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    print(f"{parser.prog}: error: {cli_text(message)}", file=sys.stderr)
     return code
 
 
@@ -300,6 +308,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    redact_logging()
     args, extras = build_parser().parse_known_args(argv)
     if extras:
         reject_unknown(args.parser, extras)

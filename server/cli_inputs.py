@@ -15,15 +15,17 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, Union, get_args, get_origin
+from typing import Annotated, Any, TextIO, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.bounded import read_bounded
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.tools.context import ToolContext
 
-__all__ = ["INPUTS", "MAX_FILE_BYTES", "Input", "value_parser"]
+__all__ = ["INPUTS", "MAX_FILE_BYTES", "Input", "is_string_map", "value_parser"]
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -36,6 +38,12 @@ def _kind(annotation: Any) -> Any:
     return annotation
 
 
+def is_string_map(kind: Any) -> bool:
+    """`dict[str, str]`, its keys and values bounded or not (`Annotated[str, ...]`): NAME=VALUE pairs on the CLI."""
+    bare = [get_args(a)[0] if get_origin(a) is Annotated else a for a in get_args(kind)]
+    return get_origin(kind) is dict and bare == [str, str]
+
+
 def _env_pairs(spelled: str) -> Callable[[list[str]], dict[str, str]]:
     def parse(pairs: list[str]) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -43,7 +51,7 @@ def _env_pairs(spelled: str) -> Callable[[list[str]], dict[str, str]]:
             name, sep, value = pair.partition("=")
             if not sep or not name:
                 raise InvalidInputError(
-                    f"{spelled} {pair!r} is not NAME=VALUE; write e.g. {spelled} VLLM_USE_DEEP_GEMM=1"
+                    f"{spelled} {clip(pair)} is not NAME=VALUE; write e.g. {spelled} VLLM_USE_DEEP_GEMM=1"
                 )
             env[name] = value
         return env
@@ -69,7 +77,7 @@ def _json_object(spelled: str) -> Callable[[str], dict[str, Any]]:
 def value_parser(field: FieldInfo, spelled: str) -> Callable[[Any], Any]:
     """How the text argparse collected for a field becomes the value its query model takes."""
     kind = _kind(field.annotation)
-    if get_origin(kind) is dict and get_args(kind) == (str, str):
+    if is_string_map(kind):
         return _env_pairs(spelled)
     if get_origin(kind) is dict or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         return _json_object(spelled)
@@ -79,14 +87,9 @@ def value_parser(field: FieldInfo, spelled: str) -> Callable[[Any], Any]:
 
 
 def read_text_file(path: Path) -> str:
-    """A deployment file, refused when it is not UTF-8 text or larger than MAX_FILE_BYTES (bytes actually read)."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise InvalidInputError(f"{path} is over {MAX_FILE_BYTES:,} bytes; audit reads scripts and manifests")
+    """A deployment file, refused when it is not a regular UTF-8 file of at most MAX_FILE_BYTES (bytes read, not
+    the size stat reports: /dev/zero reports none)."""
+    data = read_bounded(path, MAX_FILE_BYTES, "audit reads the script, Kubernetes manifest or compose file itself")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 __all__ = ["Parser", "nearest", "reject_unknown", "spelled"]
 
 
@@ -36,9 +38,9 @@ class Parser(argparse.ArgumentParser):
             return
         names = [str(c) for c in choices]
         if isinstance(action, argparse._SubParsersAction):
-            message = f"unknown command {value!r}{_did_you_mean(nearest(str(value), names))}"
+            message = f"unknown command {clip(value)}{_did_you_mean(nearest(str(value), names))}"
             raise argparse.ArgumentError(action, f"{message} (commands: {', '.join(names)})")
-        message = f"invalid choice {value!r}{_did_you_mean(nearest(str(value), names))}"
+        message = f"invalid choice {clip(value)}{_did_you_mean(nearest(str(value), names))}"
         raise argparse.ArgumentError(action, f"{message} (choose from {', '.join(names)})")
 
     def error(self, message: str) -> NoReturn:

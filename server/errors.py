@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import (
     InternalError,
     InvalidInputError,
@@ -22,7 +23,7 @@ from vllm_quant_mcp.knowledge.errors import (
     UnavailableError,
 )
 
-__all__ = ["EXIT_INTERNAL", "EXIT_UNAVAILABLE", "EXIT_USAGE", "exit_code", "validation_text"]
+__all__ = ["EXIT_INTERNAL", "EXIT_UNAVAILABLE", "EXIT_USAGE", "cli_text", "exit_code", "validation_text"]
 
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 3
@@ -33,11 +34,16 @@ def validation_text(exc: ValidationError, spell: dict[str, str] | None = None) -
     """One line per bad argument, named as the caller spelled it (`spell` maps field names to CLI flags)."""
     parts = []
     for error in exc.errors(include_url=False):
-        field = ".".join(str(p) for p in error["loc"])
+        field = clip(".".join(str(p) for p in error["loc"]), quote=False)
         where = (spell or {}).get(field, field) if field else "arguments"
         message = str(error["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {message}")
-    return "; ".join(parts)
+    return redact("; ".join(parts))
+
+
+def cli_text(message: str) -> str:
+    """An error as the CLI prints it: no URL credentials, whatever layer wrote the message."""
+    return redact(message)
 
 
 def exit_code(exc: BaseException) -> int | None:

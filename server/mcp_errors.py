@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.tags import UnknownTagError
@@ -35,7 +36,8 @@ _CLI_WAYS = {
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """Every message an MCP client reads passes here: one line, and no URL credentials (a mirror's, a remote's)."""
+    return redact(" ".join(text.split()))
 
 
 def mcp_text(exc: BaseException) -> str:
@@ -58,7 +60,7 @@ def arguments_text(exc: ValidationError, fields: Mapping[str, FieldInfo]) -> str
     """One line for every bad argument: its name, what was wrong, and what it takes (or the nearest names)."""
     parts = []
     for error in exc.errors(include_url=False):
-        name = ".".join(str(p) for p in error["loc"]) or "arguments"
+        name = clip(".".join(str(p) for p in error["loc"]), quote=False) or "arguments"
         top = str(error["loc"][0]) if error["loc"] else ""
         ctx: dict[str, Any] = error.get("ctx") or {}
         given = error.get("input")
@@ -68,12 +70,12 @@ def arguments_text(exc: ValidationError, fields: Mapping[str, FieldInfo]) -> str
             parts.append(unknown_arguments_text({top: given}, fields) or name)
         elif "expected" in ctx:
             options = [o.strip(" '") for o in re.split(r",| or ", str(ctx["expected"])) if o.strip(" '")]
-            guess = nearest(str(given), options, cutoff=0.4)
+            guess = nearest(str(given)[:100], options, cutoff=0.4)
             hint = f" (nearest: {guess[0]})" if guess else ""
-            parts.append(f"{name}={given!r} is not allowed{hint}; choose one of {ctx['expected']}")
+            parts.append(f"{name}={clip(given)} is not allowed{hint}; choose one of {ctx['expected']}")
         else:
             message = str(error["msg"]).removeprefix("Value error, ")
-            parts.append(f"{name}={given!r}: {message}" if top in fields else f"{name}: {message}")
+            parts.append(f"{name}={clip(given)}: {message}" if top in fields else f"{name}: {message}")
     return _one_line("; ".join(parts))
 
 
@@ -85,8 +87,8 @@ def unknown_arguments_text(given: Mapping[str, Any], fields: Mapping[str, FieldI
     parts = []
     for name in unknown:
         guess = nearest(name, fields, cutoff=0.5)
-        parts.append(f"unknown argument {name}" + (f" (did you mean {guess[0]}?)" if guess else ""))
-    return f"{'; '.join(parts)}; arguments: {', '.join(fields)}"
+        parts.append(f"unknown argument {clip(name, quote=False)}" + (f" (did you mean {guess[0]}?)" if guess else ""))
+    return _one_line(f"{'; '.join(parts)}; arguments: {', '.join(fields)}")
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.resources.types import FunctionResource
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
@@ -36,7 +37,7 @@ def _read(ctx: Callable[[], ToolContext], tag: str, kind: str) -> str:
     if kind not in KIND_NAMES:
         guess = nearest(kind, KIND_NAMES, cutoff=0.4)
         raise ResourceNotFoundError(
-            f"unknown registry kind {kind!r}"
+            f"unknown registry kind {clip(kind)}"
             + (f" (nearest: {guess[0]})" if guess else "")
             + f"; choose one of: {', '.join(KIND_NAMES)}"
         )

@@ -57,6 +57,8 @@ def compact_input_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
             continue
+        if key == "$defs" and isinstance(value, dict):  # a definition is described by the field that uses it
+            value = {name: {k: v for k, v in sub.items() if k != "description"} for name, sub in value.items()}
         if (key == "default" and value is None) or (key == "additionalProperties" and value is True):
             continue  # both say what JSON Schema assumes anyway
         if key in _NAME_MAPS and isinstance(value, dict):

@@ -22,6 +22,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 __all__ = ["PAGE_CHARS", "Cursor", "Limit", "Page", "Window", "json_size", "more_line", "permalink_line"]
@@ -31,7 +32,7 @@ T = TypeVar("T")
 PAGE_CHARS = 20_000  # the items' JSON per page: ~6k tokens, leaving room for the rest of the result
 
 # The `next` of the previous page: MCP's own name for the thing (resources/list), so no description repeats it.
-Cursor = Annotated[str | None, Field()]
+Cursor = Annotated[str | None, Field(max_length=24)]  # an offset of at most 9 digits, a dot, 8 hex digits
 
 
 # The page size of a query: at most this many items (a page also ends at ~PAGE_CHARS). The schema shows
@@ -76,12 +77,12 @@ class Window:
         offset, _, mark = cursor.partition(".")
         if not (offset.isdigit() and len(offset) < 10 and len(mark) == len(key)):
             raise InvalidInputError(
-                f"cursor {cursor!r} is not one {tool} gave; pass the `next` of the previous page, "
+                f"cursor {clip(cursor)} is not one {tool} gave; pass the `next` of the previous page, "
                 "or omit cursor for the first page."
             )
         if mark != key:
             raise InvalidInputError(
-                f"cursor {cursor!r} is from a {tool} call with other arguments; repeat that call's arguments "
+                f"cursor {clip(cursor)} is from a {tool} call with other arguments; repeat that call's arguments "
                 "with it, or omit cursor to start this question from its first page."
             )
         return cls(int(offset), limit, key)

@@ -21,15 +21,22 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
+from vllm_quant_mcp.knowledge.tags import MAX_TAG_CHARS
+
 from .context import ToolContext
 
-__all__ = ["Cli", "Cost", "Tag", "ToolSpec"]
+__all__ = ["Cli", "Cost", "EnvVars", "Tag", "TagName", "ToolSpec"]
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
-Tag = Annotated[str | None, Field(description="Default: the pinned tag.")]
+# Every tag a caller names, bounded once: the schema refuses a long one before normalize_tag reads its shape.
+TagName = Annotated[str, Field(max_length=MAX_TAG_CHARS)]
+# No description: the server's instructions say once that an omitted tag is the pinned one (the listing's budget).
+Tag = Annotated[TagName | None, Field()]
+# A deployment's environment: names and values as long as a shell would plausibly hold, no payloads.
+EnvVars = dict[Annotated[str, Field(max_length=128)], Annotated[str, Field(max_length=4096)]]
 
 # What a call spends, so a server can keep kinds apart (server/mcp_lanes.py): reads of registries and the
 # knowledge base (milliseconds), scans of a source tree (seconds of CPU, a fetch on first use), waits on a

@@ -19,6 +19,12 @@ where one word is expected (a flag's value, the model after `serve`) and drops i
 elsewhere, reported, since the words it adds cannot be checked; `"$@"` and `$*` are
 always dropped. The output is text for `shlex` in POSIX mode, every inserted value
 quoted for it.
+
+Expansion is where a few bytes become many: `B=$A$A` doubles a value per line (thirty
+lines make a gigabyte), a Kubernetes env value can repeat `$(A)` a hundred thousand times,
+and a YAML alias can hand one script to a thousand containers. So every character scanned
+or inserted is charged to one Budget per file, and defaults nest at most MAX_NESTING deep;
+past either the file is refused, never half-read.
 """
 
 from __future__ import annotations
@@ -28,7 +34,22 @@ import shlex
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
-__all__ = ["Expanded", "expand_kubernetes", "expand_line", "expand_template", "place_standalone"]
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+
+__all__ = [
+    "EXPANSION_BUDGET",
+    "MAX_NESTING",
+    "Budget",
+    "Expanded",
+    "ExpansionLimitError",
+    "expand_kubernetes",
+    "expand_line",
+    "expand_template",
+    "place_standalone",
+]
+
+EXPANSION_BUDGET = 2_000_000  # characters scanned and inserted per file: twice the largest file read
+MAX_NESTING = 8  # ${A:-${B:-...}} levels; each level rescans the one inside it
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = frozenset("0123456789@*#?$!-")
@@ -36,6 +57,27 @@ _WORD_END = frozenset(" \t\n;&|<>)")
 _OPERATOR = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-=+?])(?P<word>.*))?$", re.DOTALL)
 _MARKER = re.compile("\x00([0-9]+)\x00")
 _KUBERNETES_REF = re.compile(r"\$\$|\$\((?P<name>[A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+class ExpansionLimitError(InvalidInputError):
+    """Expanding the file's variables would cost more than any deployment file needs; the message says where."""
+
+
+class Budget:
+    """What expanding one file may cost in all, shared by every line, container and script read from it."""
+
+    def __init__(self, chars: int = EXPANSION_BUDGET) -> None:
+        self.chars = chars
+        self.left = chars
+
+    def spend(self, chars: int) -> None:
+        self.left -= chars
+        if self.left < 0:
+            raise ExpansionLimitError(
+                f"Expanding the file's variables passes {self.chars:,} characters: a variable built from copies "
+                "of another (`B=$A$A`, doubling per line) or a script repeated through YAML aliases. No deployment "
+                "file needs that; write the values out, or audit the file without the generated part."
+            )
 
 
 @dataclass
@@ -52,9 +94,12 @@ class Expanded:
 class _Scanner:
     """One pass over a line, tracking quotes; `known` holds the variables set so far (and gets `:=` assignments)."""
 
-    def __init__(self, line: str, known: MutableMapping[str, str]) -> None:
+    def __init__(self, line: str, known: MutableMapping[str, str], budget: Budget, depth: int = 0) -> None:
+        budget.spend(len(line))
         self.line = line
         self.known = known
+        self.budget = budget
+        self.depth = depth
         self.out: list[str] = []
         self.result = Expanded(text="")
         self.quote: str | None = None
@@ -171,7 +216,7 @@ class _Scanner:
 
     def _nested(self, word: str) -> str:
         """A default or alternate word, itself expanded (`${A:-$B}`), as the value it stands for."""
-        inner = _one_word(word, self.known)
+        inner = _one_word(word, self.known, self.budget, self.depth + 1)
         self.result.unresolved += inner.unresolved
         self.result.defaults += inner.defaults
         self.result.used += inner.used
@@ -182,6 +227,7 @@ class _Scanner:
         return end
 
     def _insert(self, value: str) -> None:
+        self.budget.spend(len(value))
         if self.quote == '"':
             self.out.append(value.replace("\\", "\\\\").replace('"', '\\"'))
         else:  # unquoted: the shell splits the value into words and does not read quotes inside it
@@ -215,11 +261,16 @@ def _closing(line: str, start: int, opening: str, closing: str) -> int:
     return len(line)
 
 
-def _one_word(text: str, known: MutableMapping[str, str]) -> Expanded:
+def _one_word(text: str, known: MutableMapping[str, str], budget: Budget, depth: int = 0) -> Expanded:
     """`text` expanded as if inside double quotes: one word, never split, no marker; `text` of the result is the
     word itself (no shell quoting left)."""
+    if depth > MAX_NESTING:
+        raise ExpansionLimitError(
+            f"A default nests over {MAX_NESTING} levels deep (`${{A:-${{B:-...}}}}`); no deployment file needs "
+            "that. Write the value out."
+        )
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    scanner = _Scanner(escaped, known)
+    scanner = _Scanner(escaped, known, budget, depth)
     scanner.quote = '"'
     inner = scanner.run()
     try:
@@ -230,9 +281,9 @@ def _one_word(text: str, known: MutableMapping[str, str]) -> Expanded:
     return inner
 
 
-def expand_line(line: str, known: MutableMapping[str, str]) -> Expanded:
+def expand_line(line: str, known: MutableMapping[str, str], budget: Budget) -> Expanded:
     """Expand one logical shell line with the variables set so far; `${X:=word}` assigns into `known`."""
-    return _Scanner(line, known).run()
+    return _Scanner(line, known, budget).run()
 
 
 def place_standalone(words: list[str], expanded: Expanded) -> tuple[list[str], list[str]]:
@@ -258,7 +309,7 @@ def place_standalone(words: list[str], expanded: Expanded) -> tuple[list[str], l
     return out, dropped
 
 
-def expand_kubernetes(word: str, env: MutableMapping[str, str]) -> Expanded:
+def expand_kubernetes(word: str, env: MutableMapping[str, str], budget: Budget) -> Expanded:
     """A container's command or args word: Kubernetes replaces `$(VAR)` from the container env, `$$` with `$`.
 
     `${VAR}` and `$VAR` are not Kubernetes syntax (vLLM would receive them as written) but
@@ -273,13 +324,14 @@ def expand_kubernetes(word: str, env: MutableMapping[str, str]) -> Expanded:
             return "\x00"
         name = match["name"]
         if name in env:
+            budget.spend(len(env[name]))
             return env[name].replace("$", "\x00")
         result.unresolved.append(match.group())
         return "\x00" + match.group()[1:]
 
     replaced = _KUBERNETES_REF.sub(replace, word)
     if "$" in replaced:
-        inner = _one_word(replaced, env)
+        inner = _one_word(replaced, env, budget)
         replaced = inner.text
         result.unresolved += inner.unresolved
         result.defaults += inner.defaults
@@ -288,9 +340,9 @@ def expand_kubernetes(word: str, env: MutableMapping[str, str]) -> Expanded:
     return result
 
 
-def expand_template(text: str, known: MutableMapping[str, str]) -> Expanded:
+def expand_template(text: str, known: MutableMapping[str, str], budget: Budget) -> Expanded:
     """A YAML value as compose (or a template tool) interpolates it: `${VAR:-default}` and `$VAR`, `$$` a literal
     `$`; one string, never split (compose splits a command string afterwards)."""
-    inner = _one_word(text.replace("$$", "\x00"), known)
+    inner = _one_word(text.replace("$$", "\x00"), known, budget)
     inner.text = inner.text.replace("\x00", "$")
     return inner

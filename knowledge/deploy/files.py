@@ -14,13 +14,26 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .invocation import DeployFileError, Invocation
+from vllm_quant_mcp.knowledge.echo import clip
+
+from .expand import Budget
+from .invocation import MAX_LINE_CHARS, DeployFileError, Invocation
 from .manifests import compose_invocations, kubernetes_invocations, yaml_documents
 from .shell import shell_invocations
 
-__all__ = ["MAX_FILE_BYTES", "DeployFileError", "FileKind", "Invocation", "detect_kind", "find_invocations"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_INVOCATIONS",
+    "DeployFileError",
+    "FileKind",
+    "Invocation",
+    "detect_kind",
+    "find_invocations",
+]
 
 MAX_FILE_BYTES = 1_000_000  # a deployment file is a few KB; the cap bounds what a pasted text can cost
+# A deployment starts vLLM a few times; each invocation is checked against the tag (and every release it crosses).
+MAX_INVOCATIONS = 100
 FileKind = Literal["shell", "k8s", "compose"]
 
 
@@ -37,7 +50,7 @@ def detect_kind(filename: str, text: str) -> FileKind:
         if re.search(r"^kind:\s*\S", text, re.M):
             return "k8s"
     raise DeployFileError(
-        f"Cannot tell what {filename!r} is: expected a shell script (.sh or a #! line), a Kubernetes manifest "
+        f"Cannot tell what {clip(filename)} is: expected a shell script (.sh or a #! line), a Kubernetes manifest "
         "(YAML with kind:) or a docker-compose file (YAML with services:)."
     )
 
@@ -50,9 +63,22 @@ def find_invocations(text: str, filename: str, kind: FileKind | None = None) -> 
             "Pass only the script, manifest or compose file that starts vLLM."
         )
     kind = kind or detect_kind(filename, text)
+    budget = Budget()
     if kind == "shell":
-        return kind, shell_invocations(text, 0, {})
-    documents = yaml_documents(text, filename)
-    if kind == "k8s":
-        return kind, [inv for doc in documents for inv in kubernetes_invocations(doc)]
-    return kind, [inv for doc in documents for inv in compose_invocations(doc)]
+        found = shell_invocations(text, 0, {}, budget)
+    else:
+        documents = yaml_documents(text, filename)
+        read = kubernetes_invocations if kind == "k8s" else compose_invocations
+        found = [inv for doc in documents for inv in read(doc, budget)]
+    if len(found) > MAX_INVOCATIONS:
+        raise DeployFileError(
+            f"{filename} starts vLLM {len(found):,} times; the audit checks up to {MAX_INVOCATIONS} invocations "
+            "per file. Audit the file in parts, or pass the script or manifest of one deployment."
+        )
+    for inv in found:
+        if len(inv.command) > MAX_LINE_CHARS:
+            raise DeployFileError(
+                f"The command at {inv.where} is {len(inv.command):,} characters; the audit reads commands up to "
+                f"{MAX_LINE_CHARS:,}. A `vllm serve` line with its JSON configs is a few KB: shorten it."
+            )
+    return kind, found

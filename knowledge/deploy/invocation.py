@@ -12,6 +12,7 @@ import shlex
 
 from pydantic import BaseModel, Field
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag
 
@@ -19,6 +20,7 @@ from .expand import Expanded
 
 __all__ = [
     "IMAGE",
+    "MAX_LINE_CHARS",
     "DeployFileError",
     "Invocation",
     "image_invocation",
@@ -27,6 +29,9 @@ __all__ = [
     "record_expansion",
 ]
 
+# shlex builds each word a character at a time (quadratic in a word's length): lines and commands longer than
+# this are refused before it reads them. A serve line with its JSON configs is a few KB.
+MAX_LINE_CHARS = 65_536
 IMAGE = re.compile(r"^(?:[\w.:-]+/)?vllm/vllm-openai(?::(?P<tag>[\w.-]+))?(?:@sha256:\w+)?$")
 _IMAGE_RELEASE = re.compile(r"^(?P<release>v?\d+\.\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?P<variant>.*)$")
 
@@ -53,12 +58,16 @@ class Invocation(BaseModel):
 
 def record_expansion(inv: Invocation, expanded: list[Expanded], dropped: list[str]) -> Invocation:
     """Note on the invocation what its expansion could not resolve, dropped, or took as a default."""
+    unresolved = dict.fromkeys(inv.unresolved)  # ordered sets: a manifest may hold thousands of references
+    notes = dict.fromkeys(inv.notes)
     for item in expanded:
-        inv.unresolved += [u for u in item.unresolved if u not in dropped and u not in inv.unresolved]
-        for reference, value in item.defaults:
-            note = f"{reference} is not set in the file; audited with its default {value!r}."
-            if note not in inv.notes:
-                inv.notes.append(note)
+        unresolved.update(dict.fromkeys(u for u in item.unresolved if u not in dropped))
+        notes.update(
+            dict.fromkeys(
+                f"{ref} is not set in the file; audited with its default {clip(value)}." for ref, value in item.defaults
+            )
+        )
+    inv.unresolved, inv.notes = list(unresolved), list(notes)
     for reference in dropped:
         inv.notes.append(
             f"{reference} is not set in the file and may add any number of arguments: what it adds was not checked."
@@ -103,8 +112,11 @@ def image_tag(image: str) -> tuple[str | None, str | None]:
     try:
         pinned = normalize_tag(release["release"])
     except InvalidTagError:
-        return None, f"The image tag {tag!r} of {image} is not a vLLM release number; which vLLM runs is unknown."
+        return None, f"The image tag {clip(tag)} of {image} is not a vLLM release number; which vLLM runs is unknown."
     variant = release["variant"]
     if variant:
-        return pinned, f"The image tag {tag!r} is read as release {pinned} (the {variant!r} suffix is a build variant)."
+        return (
+            pinned,
+            f"The image tag {clip(tag)} is read as release {pinned} (the {clip(variant)} suffix is a build variant).",
+        )
     return pinned, None

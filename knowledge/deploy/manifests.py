@@ -15,8 +15,19 @@ import shlex
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .expand import Expanded, expand_kubernetes, expand_template
-from .invocation import IMAGE, DeployFileError, Invocation, image_invocation, image_tag, program_index, record_expansion
+from vllm_quant_mcp.knowledge.echo import clip
+
+from .expand import Budget, Expanded, expand_kubernetes, expand_template
+from .invocation import (
+    IMAGE,
+    MAX_LINE_CHARS,
+    DeployFileError,
+    Invocation,
+    image_invocation,
+    image_tag,
+    program_index,
+    record_expansion,
+)
 from .shell import shell_invocations
 
 if TYPE_CHECKING:
@@ -64,13 +75,13 @@ def yaml_documents(text: str, filename: str) -> list[Any]:
 # -- Kubernetes ------------------------------------------------------------------------------------------
 
 
-def kubernetes_invocations(doc: Any) -> list[Invocation]:
+def kubernetes_invocations(doc: Any, budget: Budget) -> list[Invocation]:
     if not isinstance(doc, dict):
         return []
     metadata = doc.get("metadata")
     name = metadata.get("name", "?") if isinstance(metadata, dict) else "?"
     owner = f"{_scalar(doc.get('kind', '?'), 'kind')}/{_scalar(name, 'metadata.name')}"
-    return [inv for container in _containers(doc) for inv in _container(owner, container)]
+    return [inv for container in _containers(doc) for inv in _container(owner, container, budget)]
 
 
 def _containers(node: Any, seen: set[int] | None = None) -> list[dict[str, Any]]:
@@ -97,7 +108,7 @@ def _containers(node: Any, seen: set[int] | None = None) -> list[dict[str, Any]]
     return found
 
 
-def _container(owner: str, c: dict[str, Any]) -> list[Invocation]:
+def _container(owner: str, c: dict[str, Any], budget: Budget) -> list[Invocation]:
     where, line = (
         f"{owner} container {_scalar(c.get('name', '?'), f'{owner} container name')}",
         int(c.get("__line__", 1)),
@@ -110,7 +121,7 @@ def _container(owner: str, c: dict[str, Any]) -> list[Invocation]:
             if "value" not in item:
                 env[name] = "<valueFrom>"
                 continue
-            expanded = expand_kubernetes(_scalar(item["value"], f"{where} env {name}"), env)
+            expanded = expand_kubernetes(_scalar(item["value"], f"{where} env {name}"), env, budget)
             env[name] = expanded.text
             expansions.append(expanded)
     image = _scalar(c.get("image") or "", f"{where} image")
@@ -118,10 +129,10 @@ def _container(owner: str, c: dict[str, Any]) -> list[Invocation]:
     shell = _shell_script(words["command"] + words["args"])
     if shell is None:  # the kubelet expands $(VAR) in command and args; a shell script expands its own
         for key, given in words.items():
-            done = [expand_kubernetes(w, env) for w in given]
+            done = [expand_kubernetes(w, env, budget) for w in given]
             words[key] = [e.text for e in done]
             expansions += done
-    found = _run(where, line, image, words["command"], words["args"], env)
+    found = _run(where, line, image, words["command"], words["args"], env, budget)
     for inv in found:
         record_expansion(inv, expansions, [])
         if any(e.used or e.defaults or any(not u.startswith("$(") for u in e.unresolved) for e in expansions):
@@ -135,7 +146,7 @@ def _container(owner: str, c: dict[str, Any]) -> list[Invocation]:
 # -- compose ---------------------------------------------------------------------------------------------
 
 
-def compose_invocations(doc: Any) -> list[Invocation]:
+def compose_invocations(doc: Any, budget: Budget) -> list[Invocation]:
     services = doc.get("services") if isinstance(doc, dict) else None
     if not isinstance(services, dict):
         return []
@@ -144,13 +155,13 @@ def compose_invocations(doc: Any) -> list[Invocation]:
         if name == "__line__" or not isinstance(service, dict):
             continue
         from_env: list[Expanded] = []
-        env = _compose_env(service.get("environment"), f"service {name} environment", from_env)
+        env = _compose_env(service.get("environment"), f"service {name} environment", from_env, budget)
         expansions: list[Expanded] = []
-        entry = _compose_words(service.get("entrypoint"), f"service {name} entrypoint", env, expansions)
-        command = _compose_words(service.get("command"), f"service {name} command", env, expansions)
+        entry = _compose_words(service.get("entrypoint"), f"service {name} entrypoint", env, expansions, budget)
+        command = _compose_words(service.get("command"), f"service {name} command", env, expansions, budget)
         line = int(service.get("__line__", 1))
         image = _scalar(service.get("image") or "", f"service {name} image")
-        for inv in _run(f"service {name}", line, image, entry, command, env):
+        for inv in _run(f"service {name}", line, image, entry, command, env, budget):
             record_expansion(inv, [*from_env, *expansions], [])
             if any(e.used for e in expansions):
                 inv.notes.append(
@@ -161,7 +172,7 @@ def compose_invocations(doc: Any) -> list[Invocation]:
     return found
 
 
-def _compose_env(value: Any, what: str, expansions: list[Expanded]) -> dict[str, str]:
+def _compose_env(value: Any, what: str, expansions: list[Expanded], budget: Budget) -> dict[str, str]:
     """The service's environment, each value interpolated (from nothing the file shows: defaults only)."""
     if isinstance(value, dict):
         given = {str(k): "" if v is None else _scalar(v, f"{what} {k}") for k, v in value.items() if k != "__line__"}
@@ -169,30 +180,32 @@ def _compose_env(value: Any, what: str, expansions: list[Expanded]) -> dict[str,
         given = dict(_scalar(item, what).partition("=")[::2] for item in _list(value, what))
     env = {}
     for name, text in given.items():
-        expanded = expand_template(text, {})
+        expanded = expand_template(text, {}, budget)
         expansions.append(expanded)
         env[name] = expanded.text
     return env
 
 
-def _compose_words(value: Any, what: str, env: dict[str, str], expansions: list[Expanded]) -> list[str]:
+def _compose_words(value: Any, what: str, env: dict[str, str], expansions: list[Expanded], budget: Budget) -> list[str]:
     """A compose command or entrypoint, interpolated (`$$` is a literal `$`), then split as compose splits it."""
     if value is None:
         return []
     items = [value] if isinstance(value, str) else _strings(value, what)
     out: list[str] = []
     for item in items:
-        expanded = expand_template(item, dict(env))
+        expanded = expand_template(item, dict(env), budget)
         expansions.append(expanded)
         text = expanded.text
         if not isinstance(value, str):
             out.append(text)
             continue
+        if len(text) > MAX_LINE_CHARS:
+            raise DeployFileError(f"The {what} is {len(text):,} characters; the audit reads up to {MAX_LINE_CHARS:,}.")
         try:
             out += shlex.split(text)
         except ValueError as exc:
             raise DeployFileError(
-                f"The {what} {value!r} cannot be split into words ({exc}); close its quotes."
+                f"The {what} {clip(value)} cannot be split into words ({exc}); close its quotes."
             ) from exc
     return out
 
@@ -229,13 +242,13 @@ def _shell_script(words: list[str]) -> str | None:
 
 
 def _run(
-    where: str, line: int, image: str, command: list[str], args: list[str], env: dict[str, str]
+    where: str, line: int, image: str, command: list[str], args: list[str], env: dict[str, str], budget: Budget
 ) -> list[Invocation]:
     """A container's command + args: `vllm serve`, a shell running a script, or the vLLM image's entrypoint."""
     words = [*command, *args]
     script = _shell_script(words)
     if script is not None:
-        found = shell_invocations(script, line - 1, env)
+        found = shell_invocations(script, line - 1, env, budget)
         for inv in found:
             inv.where = f"{where} ({inv.where} of its script)"
         return _pinned(found, image)

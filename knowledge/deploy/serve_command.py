@@ -19,10 +19,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 __all__ = [
     "API_SERVER_MODULE",
+    "MAX_FLAGS",
+    "MAX_JSON_DEPTH",
     "FlagForm",
     "Program",
     "ServeCommand",
@@ -41,6 +44,10 @@ _NUMBER = re.compile(r"^-\.?\d")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _OPERATOR_CHARS = frozenset(";&|<>")
 _OPTIMIZATION_LEVEL = "--optimization-level"
+# vLLM defines about 320 serve flags; a command past this many is generated, and each flag costs a check per release.
+MAX_FLAGS = 1_000
+# vLLM's JSON-valued flags nest a few levels; past this a value is hostile (it would exhaust the parser's stack).
+MAX_JSON_DEPTH = 32
 
 
 class ServeCommandError(InvalidInputError):
@@ -120,13 +127,13 @@ def _shell_words(text: str) -> list[str]:
         raise ServeCommandError("The command line is empty; expected `vllm serve <model> [--flag value ...]`.")
     if len(commands) > 1:
         raise ServeCommandError(
-            f"The text holds {len(commands)} commands (the second starts {commands[1].strip()[:40]!r}); pass one "
+            f"The text holds {len(commands)} commands (the second starts {clip(commands[1].strip(), 40)}); pass one "
             "`vllm serve` command, ending each continued line with a backslash."
         )
     operator = _unquoted_operator(commands[0])
     if operator is not None:
         raise ServeCommandError(
-            f"The line uses the shell operator {operator!r}; pass the `vllm serve ...` command alone, "
+            f"The line uses the shell operator {clip(operator)}; pass the `vllm serve ...` command alone, "
             "without pipes, redirections or `&&`."
         )
     return shlex.split(commands[0], comments=False, posix=True)
@@ -233,12 +240,12 @@ def _split_program(words: list[str], text: str) -> tuple[dict[str, str], Program
         program, length = found
         if at != start:
             raise ServeCommandError(
-                f"{words[start]!r} comes before `{program}`; only VAR=value assignments may precede it. "
+                f"{clip(words[start])} comes before `{program}`; only VAR=value assignments may precede it. "
                 "Pass the command without wrappers such as nohup, sudo or docker."
             )
         return env, program, words[at : at + length], words[at + length :]
     raise ServeCommandError(
-        f"No `vllm serve` command in {text.strip()[:80]!r}; expected `vllm serve <model> [--flag value ...]` or "
+        f"No `vllm serve` command in {clip(text.strip(), 80)}; expected `vllm serve <model> [--flag value ...]` or "
         f"`python -m {API_SERVER_MODULE} --model <model> ...`, optionally after VAR=value assignments."
     )
 
@@ -257,6 +264,12 @@ def _is_option(word: str) -> bool:
 
 
 def _read_arguments(words: list[str], bare: frozenset[str]) -> tuple[list[ServeFlag], list[str]]:
+    options = sum(map(_is_option, words))
+    if options > MAX_FLAGS:
+        raise ServeCommandError(
+            f"The command holds {options:,} flags; a `vllm serve` line is read up to {MAX_FLAGS:,} (vLLM defines "
+            "about 320). Remove the repeated or generated flags and check it again."
+        )
     flags: list[ServeFlag] = []
     positionals: list[str] = []
     i = 0
@@ -314,10 +327,39 @@ def _decode(value: str | None, dotted: bool) -> tuple[Any, str | None]:
     opens_json = value.lstrip()[:1] in ("{", "[")
     if not (opens_json or dotted):
         return None, None
+    depth = _bracket_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        return (
+            None,
+            f"JSON nested {depth} levels deep; vLLM's config values nest a few levels (at most {MAX_JSON_DEPTH})",
+        )
     try:
         return json.loads(value), None
     except json.JSONDecodeError as exc:
         return None, (f"not valid JSON: {exc.msg} at character {exc.pos}" if opens_json else None)
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of [ and { outside JSON strings, in one pass: checked before decoding, since json.loads
+    and every walk over its result recurse once per level."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _model(
@@ -333,7 +375,7 @@ def _model(
         )
     if positionals and by_flag:
         raise ServeCommandError(
-            f"The model is given twice: positional {positionals[0]!r} and --model {by_flag[0]!r}; "
+            f"The model is given twice: positional {clip(positionals[0])} and --model {clip(by_flag[0])}; "
             "keep the positional one."
         )
     if positionals:

@@ -12,8 +12,16 @@ from __future__ import annotations
 import re
 import shlex
 
-from .expand import Expanded, expand_line, place_standalone
-from .invocation import IMAGE, Invocation, image_invocation, program_index, record_expansion
+from .expand import Budget, Expanded, expand_line, place_standalone
+from .invocation import (
+    IMAGE,
+    MAX_LINE_CHARS,
+    DeployFileError,
+    Invocation,
+    image_invocation,
+    program_index,
+    record_expansion,
+)
 
 __all__ = ["shell_invocations"]
 
@@ -21,6 +29,8 @@ _PIP_PIN = re.compile(r"\bvllm==(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)")
 _ASSIGNMENT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$", re.DOTALL)
 _OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", ">&", "<&", "&>", "(", ")"})
 _WRAPPERS = frozenset({"exec", "nohup", "time", "env", "command"})
+# References a line may use, its variables' own included; each is matched against the line's values.
+MAX_REFERENCES = 1_000
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
@@ -73,9 +83,16 @@ class _ShellState:
 
     def carry(self, expanded: Expanded) -> None:
         """Add to a line's expansion what the variables it used carried from the lines that set them."""
-        for name in expanded.used:
-            expanded.unresolved += [u for u in self.unresolved.get(name, []) if u not in expanded.unresolved]
-            expanded.defaults += [d for d in self.defaults.get(name, []) if d not in expanded.defaults]
+        unresolved, defaults = dict.fromkeys(expanded.unresolved), dict.fromkeys(expanded.defaults)
+        for name in dict.fromkeys(expanded.used):
+            unresolved.update(dict.fromkeys(self.unresolved.get(name, [])))
+            defaults.update(dict.fromkeys(self.defaults.get(name, [])))
+        if len(unresolved) + len(defaults) > MAX_REFERENCES:
+            raise DeployFileError(
+                f"A line uses {len(unresolved) + len(defaults):,} variable references (its variables' own "
+                f"included); the audit reads up to {MAX_REFERENCES:,} per line. Write the values out."
+            )
+        expanded.unresolved[:], expanded.defaults[:] = list(unresolved), list(defaults)
 
     def export(self, words: list[str]) -> None:
         for word in words:
@@ -96,14 +113,19 @@ class _ShellState:
                 self.unexported.add(name)
 
 
-def shell_invocations(text: str, offset: int, inherited: dict[str, str]) -> list[Invocation]:
+def shell_invocations(text: str, offset: int, inherited: dict[str, str], budget: Budget) -> list[Invocation]:
     """Invocations in a script; `offset` shifts line numbers for scripts embedded in YAML, `inherited` is the env
-    the script starts with (a container's)."""
+    the script starts with (a container's); `budget` is the file's, shared with any other script in it."""
     state = _ShellState(inherited)
     pin = _pip_pin(text)
     found: list[Invocation] = []
     for number, line in _logical_lines(text):
-        expanded = expand_line(line, state.variables)
+        expanded = expand_line(line, state.variables, budget)
+        if len(expanded.text) > MAX_LINE_CHARS:
+            raise DeployFileError(
+                f"Line {number + offset} is {len(expanded.text):,} characters once its variables are expanded; the "
+                f"audit reads lines up to {MAX_LINE_CHARS:,}. Write shorter values, or audit the file without it."
+            )
         words = _words(expanded.text)
         if not words:
             continue

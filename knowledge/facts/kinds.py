@@ -21,6 +21,7 @@ __all__ = [
     "MethodStatus",
     "NativeFormats",
     "PainPoint",
+    "PullRequest",
     "Recipe",
     "Regime",
     "VersionGate",
@@ -189,3 +190,16 @@ class DrafterPick(Fact):
     pick: Literal["dflash", "eagle3", "mtp"]
     reason: str
     training: str | None = None
+
+
+class PullRequest(Fact):
+    """A PR's state as its thread showed it: claims may cite a PR only once it is recorded merged here.
+
+    An open PR describes a change the release may not have; a claim built on one reads as fact
+    (the fp8 gate once cited an open PR for a refusal no release performs). Its own citation is
+    the thread; `seen` says where and when the state was read.
+    """
+
+    number: int = Field(ge=1)
+    state: Literal["merged", "open", "unknown"] = Field(description="unknown: no stored thread showed the state.")
+    seen: str = Field(description="Where the state was read, e.g. the stored thread of the issues corpus.")

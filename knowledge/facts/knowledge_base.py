@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError, model_validator
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InternalError, NotFoundError
 
 from .fact import Citation, DocCitation, Fact, IssueCitation, PrCitation, SourceCitation, Strict
@@ -25,6 +26,7 @@ from .kinds import (
     KvCacheDtypeFact,
     Method,
     PainPoint,
+    PullRequest,
     Recipe,
     VersionGate,
 )
@@ -64,6 +66,7 @@ class KnowledgeBase(Strict):
     pain_points: list[PainPoint]
     recipes: list[Recipe]
     drafters: list[DrafterPick]
+    pull_requests: list[PullRequest]
 
     def facts(self) -> Iterator[tuple[str, Fact]]:
         """Every fact with the name of the kind it belongs to."""
@@ -88,6 +91,7 @@ class KnowledgeBase(Strict):
             unknown = sorted(set(rule.hardware) - gpu_ids)
             if unknown:
                 raise ValueError(f"format rule {rule.id} names unknown GPUs {unknown}; known: {sorted(gpu_ids)}")
+        _cite_merged_only(self)
         rows = [r.table_row for r in self.format_rules if r.table_row is not None]
         if sorted(rows) != list(range(1, len(rows) + 1)):
             raise ValueError(f"format-table rows must be numbered 1..{len(rows)} without gaps; got {sorted(rows)}")
@@ -110,10 +114,26 @@ class KnowledgeBase(Strict):
         if not found:
             known = ", ".join(f"{g.id} ({g.name})" for g in self.gpus)
             raise UnknownGpuError(
-                f"Unknown GPU {text[:100]!r}; known GPUs: {known}. Aliases like 'H200 SXM' or "
+                f"Unknown GPU {clip(text)}; known GPUs: {known}. Aliases like 'H200 SXM' or "
                 "architectures like 'sm90' and 'gfx942' work too."
             )
         return found
+
+
+def _cite_merged_only(kb: KnowledgeBase) -> None:
+    """A claim cites a PR only when pull_requests records it merged; otherwise the source lines are the evidence."""
+    states = {pr.number: pr.state for pr in kb.pull_requests}
+    for kind, fact in kb.facts():
+        if kind == "pull_requests":
+            continue
+        for c in fact.citations:
+            if isinstance(c, PrCitation) and c.repo == "vllm-project/vllm" and states.get(c.number) != "merged":
+                state = states.get(c.number, "not recorded in pull_requests.yaml")
+                raise ValueError(
+                    f"{kind} fact {fact.id} cites PR #{c.number}, whose state is {state}; cite the source lines "
+                    "that decide instead ({kind: source, path, symbol, tag}), or record the PR merged with where "
+                    "that was seen"
+                )
 
 
 # Data file -> KnowledgeBase field, read off the model.

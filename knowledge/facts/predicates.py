@@ -46,6 +46,7 @@ _DEFINING_FILE: dict[str, str] = {
     "online_quantization": "vllm/config/quantization.py",
     "cli_flags": "vllm/engine/arg_utils.py",
     "env_vars": "vllm/envs.py",
+    "load_refusals": "vllm/model_executor/model_loader/weight_utils.py",
     "backends": "vllm/config/kernel.py",
 }
 
@@ -115,6 +116,16 @@ class BackendPresence(Scope):
     present: bool = True
 
 
+class LoadOutcome(Scope):
+    """What `vllm serve` does at load for a method, as the derived load_refusals say: a refusal the load path
+    reaches, or a redirect to another method before its config is built."""
+
+    method: str
+    outcome: Literal["refused", "redirected"]
+    redirect_to: str | None = None
+    present: bool = True
+
+
 class Count(_Strict):
     kind: CountKind
     value: int = Field(ge=0)
@@ -181,6 +192,10 @@ class CliFlagChoiceClaim(_Claim):
     cli_flag_choice: FlagChoice
 
 
+class LoadOutcomeClaim(_Claim):
+    load_outcome: LoadOutcome
+
+
 class CountClaim(_Claim):
     count: Count
 
@@ -197,6 +212,7 @@ _CLAIMS: tuple[type[_Claim], ...] = (
     MethodConfigClassClaim,
     EnvVarDefaultClaim,
     CliFlagChoiceClaim,
+    LoadOutcomeClaim,
     CountClaim,
 )
 PREDICATE_KINDS: tuple[str, ...] = tuple(next(iter(c.model_fields)) for c in _CLAIMS)
@@ -223,6 +239,7 @@ Predicate = Annotated[
     | Annotated[MethodConfigClassClaim, Tag("method_config_class")]
     | Annotated[EnvVarDefaultClaim, Tag("env_var_default")]
     | Annotated[CliFlagChoiceClaim, Tag("cli_flag_choice")]
+    | Annotated[LoadOutcomeClaim, Tag("load_outcome")]
     | Annotated[CountClaim, Tag("count")],
     Discriminator(
         _claim_key,
@@ -329,6 +346,34 @@ def _literal_attribute(kind: str, name: str, field: str, what: str) -> _Probe:
     return probe
 
 
+def _load_outcome(a: LoadOutcome) -> _Probe:
+    """Whether the tag's load_refusals hold a reached entry of that outcome for the method; a refusal the
+    load path never reaches (a redirect decides first) does not count, which is the call-path rule."""
+
+    def probe(registry: Registry) -> _Observation:
+        entries = _entries(registry, "load_refusals")
+        found = next(
+            (
+                r
+                for r in registry.load_refusals
+                if a.method in r.methods
+                and r.outcome == a.outcome
+                and r.reached
+                and (a.redirect_to is None or r.redirect_to == a.redirect_to)
+            ),
+            None,
+        )
+        if found is None:
+            return False, _absence_evidence(
+                registry, "load_refusals", entries, f"no reached {a.outcome} for {a.method}"
+            )
+        return True, _entry_evidence(
+            registry, found, f"{a.outcome} {a.method}" + (f" to {found.redirect_to}" if found.redirect_to else "")
+        )
+
+    return probe
+
+
 def _count(kind: CountKind) -> _Probe:
     def probe(registry: Registry) -> _Observation:
         entries = _entries(registry, kind)
@@ -377,6 +422,8 @@ def _plan(claim: _Claim) -> tuple[_Probe, Callable[[object], bool]]:
         return _literal_attribute(
             "cli_flags", a.flag, "choices", "choices"
         ), lambda seen: isinstance(seen, list) and (a.value in seen) == a.present
+    if key == "load_outcome":
+        return _load_outcome(a), lambda seen: seen == a.present
     return _count(a.kind), lambda seen: seen == a.value
 
 

@@ -16,8 +16,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-import diskcache
 from pydantic import BaseModel
+
+from ..healing import DiskCache
 
 __all__ = ["CachedResponse", "ResponseCache", "scope_of"]
 
@@ -46,7 +47,7 @@ class ResponseCache:
     def __init__(self, directory: Path, scope: str) -> None:
         self.directory = directory
         self.scope = scope
-        self._cache = diskcache.Cache(str(directory))
+        self._cache = DiskCache(directory)  # a damaged database is moved aside and started afresh
 
     def get(self, key: str) -> CachedResponse | None:
         raw = self._cache.get(f"{self.scope}|{key}")
@@ -66,6 +67,10 @@ class ResponseCache:
 
     def pause(self, resource: str, until: float, seconds: float) -> None:
         self._cache.set(f"{self.scope}|pause|{resource}", until, expire=max(seconds, 1.0))
+
+    def drain_notes(self) -> tuple[str, ...]:
+        """Said once: that the cache was damaged and started afresh (for the next answer's notes)."""
+        return self._cache.drain_notes()
 
     def close(self) -> None:
         self._cache.close()

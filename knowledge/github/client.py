@@ -24,13 +24,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
 
 import httpx
 
+from ..echo import redact
 from ..errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
 from .cache import CachedResponse, ResponseCache, scope_of
 from .deadline import Deadline
@@ -108,7 +109,7 @@ class GitHubClient:
         )
 
     def __repr__(self) -> str:
-        return f"GitHubClient({self.config.api_url!r}, token={'set' if self.config.token else 'unset'})"
+        return f"GitHubClient({redact(self.config.api_url)!r}, token={'set' if self.config.token else 'unset'})"
 
     def close(self) -> None:
         self._http.close()
@@ -126,7 +127,7 @@ class GitHubClient:
 
         `ttl` overrides how long the answer is served as is (an immutable compare of a tag and a sha: forever).
         """
-        return self._get(_key(path, params), deadline, ttl)[0]
+        return self._healed(self._get(_key(path, params), deadline, ttl)[0])
 
     def get_pages(
         self,
@@ -156,7 +157,12 @@ class GitHubClient:
             items.extend(fetched.data if isinstance(fetched.data, list) else [])
         if key is not None:
             parts.append(Fetched(None, "live", notes=(f"{path}: stopped after {max_pages} pages.",), complete=False))
-        return Fetched.combine(parts, items)
+        return self._healed(Fetched.combine(parts, items))
+
+    def _healed(self, fetched: Fetched) -> Fetched:
+        """The answer with the note of a damaged cache moved aside on the way, if one was."""
+        healed = self.cache.drain_notes()
+        return replace(fetched, notes=(*healed, *fetched.notes)) if healed else fetched
 
     def _get(self, key: str, deadline: Deadline | None, ttl: float | None) -> tuple[Fetched, str | None]:
         now = self._clock()
@@ -204,7 +210,7 @@ class GitHubClient:
                 deadline.trip(why)
             raise _Refused(why) from None
         except httpx.HTTPError as exc:
-            raise _Refused(f"GitHub unreachable at {self.config.api_url} ({type(exc).__name__})") from None
+            raise _Refused(f"GitHub unreachable at {redact(self.config.api_url)} ({type(exc).__name__})") from None
         log.debug("GET %s -> %s", _path_of(key), response.status_code)
         status = response.status_code
         if status == 304 and entry is not None:

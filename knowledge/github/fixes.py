@@ -19,6 +19,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.facts.kinds import PainPoint, VersionGate
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 
@@ -37,7 +38,7 @@ def check_sha(sha: str) -> str:
     """A commit id safe to hand to git (hex only, so never an option), lower-cased."""
     value = sha.strip().lower()
     if not _SHA.match(value):
-        raise InvalidInputError(f"{sha!r} is not a commit sha (7-64 hex digits); refusing to pass it to git.")
+        raise InvalidInputError(f"{clip(sha)} is not a commit sha (7-64 hex digits); refusing to pass it to git.")
     return value
 
 

@@ -39,6 +39,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from vllm_quant_mcp.knowledge.echo import clip, redact
+
 from ..atomic import atomic_write_text
 from ..errors import UnavailableError
 from ..progress import report
@@ -68,7 +70,7 @@ class _NoHead(HistoryError):
 def check_branch(name: str) -> str:
     """A branch name from GitHub's JSON, safe in a refspec: no option, no `..`, no glob, no lock file."""
     if not _BRANCH.match(name) or ".." in name or name.endswith((".lock", "/", ".")) or "//" in name:
-        raise HistoryError(f"branch {name!r} is not a plain branch name; it was not fetched.")
+        raise HistoryError(f"branch {clip(name)} is not a plain branch name; it was not fetched.")
     return name
 
 
@@ -159,7 +161,7 @@ class HistoryRepo:
     def _locked_fetch(self, deadline: Deadline, refspecs: tuple[str, ...]) -> History:
         stop = deadline.stop_reason()
         if stop is not None:
-            raise HistoryError(f"history of {self.remote} not fetched: {stop}.")
+            raise HistoryError(f"history of {redact(self.remote)} not fetched: {stop}.")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.path.with_name(self.path.name + ".lock"))
         try:
@@ -177,7 +179,7 @@ class HistoryRepo:
             lock.release()
         current = self.current()
         if current is None:
-            raise HistoryError(f"history of {self.remote} has no stamp after a fetch; delete {self.path}.")
+            raise HistoryError(f"history of {redact(self.remote)} has no stamp after a fetch; delete {self.path}.")
         return current
 
     def _first_fetch(self, deadline: Deadline, refspecs: tuple[str, ...]) -> None:
@@ -202,7 +204,7 @@ class HistoryRepo:
         args = ["git", "-C", str(repo), "-c", "fetch.writeCommitGraph=true", "fetch", "--quiet", "--no-tags"]
         args += ["--prune", "--filter=tree:0", "--", "origin", *refspecs]  # a named remote: git refuses a path
         env = {**os.environ, **GIT_ENV, "LC_ALL": "C"}
-        report("fetch", 0, None, f"commit history of {self.remote} (treeless)")
+        report("fetch", 0, None, f"commit history of {redact(self.remote)} (treeless)")
         started = time.monotonic()
         proc = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
@@ -215,19 +217,19 @@ class HistoryRepo:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         if late:
-            why = f"git fetch of {self.remote} used up the lookup deadline ({deadline.seconds:g} s)"
+            why = f"git fetch of {redact(self.remote)} used up the lookup deadline ({deadline.seconds:g} s)"
             deadline.trip(why)
             raise HistoryError(f"history not fetched: {why}.")
         if ignored:
             raise HistoryError(
-                f"history of {self.remote} not fetched: the remote ignores --filter and would send every file of "
-                "every release (set uploadpack.allowFilter=true on it)."
+                f"history of {redact(self.remote)} not fetched: the remote ignores --filter and would send "
+                "every file of every release (set uploadpack.allowFilter=true on it)."
             )
         if proc.returncode != 0:
             text = stderr.decode("utf-8", "replace").strip()
             error = _NoHead if "couldn't find remote ref HEAD" in text else HistoryError
-            raise error(f"history of {self.remote} not fetched: {text or f'git exit {proc.returncode}'}.")
-        report("fetch", 1, 1, f"commit history of {self.remote} in {time.monotonic() - started:.1f} s")
+            raise error(f"history of {redact(self.remote)} not fetched: {text or f'git exit {proc.returncode}'}.")
+        report("fetch", 1, 1, f"commit history of {redact(self.remote)} in {time.monotonic() - started:.1f} s")
 
 
 def _watch(proc: subprocess.Popen[bytes], deadline: Deadline) -> tuple[bytes, bool, bool]:

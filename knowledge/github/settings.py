@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 from ..settings import DEFAULT_REMOTE, settings
@@ -54,7 +55,7 @@ class GitHubSettings(BaseModel):
         for repo in extra:
             if not _REPO_RE.match(repo):
                 raise RepoNotAllowedError(
-                    f"VLLM_QUANT_MCP_GITHUB_REPOS names {repo!r}, which is not owner/name; fix the comma list."
+                    f"VLLM_QUANT_MCP_GITHUB_REPOS names {clip(repo)}, which is not owner/name; fix the comma list."
                 )
         repos = tuple(dict.fromkeys([DEFAULT_REPO, *extra]))
         return cls(
@@ -75,7 +76,7 @@ class GitHubSettings(BaseModel):
             if wanted.lower() == allowed.lower():
                 return allowed
         raise RepoNotAllowedError(
-            f"Repository {repo!r} is not allowed here; allowed: {', '.join(self.repos)}. "
+            f"Repository {clip(repo)} is not allowed here; allowed: {', '.join(self.repos)}. "
             "Omit repo for vllm-project/vllm, or add it to VLLM_QUANT_MCP_GITHUB_REPOS."
         )
 

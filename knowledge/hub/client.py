@@ -30,17 +30,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import diskcache
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from vllm_quant_mcp.knowledge.bounded import read_bounded
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, UnavailableError
+from vllm_quant_mcp.knowledge.healing import DiskCache
 from vllm_quant_mcp.knowledge.settings import settings
 
 __all__ = [
     "CONFIG",
     "DEFAULT_ENDPOINT",
     "INDEX",
+    "MAX_MODEL_FILE_BYTES",
     "HubClient",
     "HubUnavailableError",
     "InvalidModelRefError",
@@ -55,6 +58,8 @@ CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+# The largest safetensors index (a ~1T-parameter MoE) is ~10 MB; a config.json a few KB. Read by bytes, not stat.
+MAX_MODEL_FILE_BYTES = 64_000_000
 _EXPLICIT_HINT = "or pass the model as explicit figures (params_b, layers, kv_heads, head_dim)"
 ApiAnswer = Literal["answered", "refused", "unreachable", "offline"]
 
@@ -102,15 +107,21 @@ def _load_json(text: str, where: str) -> dict[str, Any]:
 def read_local(directory: Path) -> ModelFiles:
     """A model directory on disk: the same files the hub would serve (no API answer)."""
     config = directory / CONFIG
-    if not config.is_file():
+    if not config.exists():
         raise ModelNotFoundError(f"{directory} has no {CONFIG}; point at the folder that holds the model's config.")
     index = directory / INDEX
     return ModelFiles(
         ref=str(directory),
         origin="directory",
-        config=_load_json(config.read_text(encoding="utf-8"), str(config)),
-        index=_load_json(index.read_text(encoding="utf-8"), str(index)) if index.is_file() else None,
+        config=_load_json(_model_file(config), str(config)),
+        index=_load_json(_model_file(index), str(index)) if index.exists() else None,
     )
+
+
+def _model_file(path: Path) -> str:
+    """A model file as text, at most MAX_MODEL_FILE_BYTES read (a FIFO or device named config.json is refused)."""
+    data = read_bounded(path, MAX_MODEL_FILE_BYTES, f"point at a model folder whose {path.name} is a JSON file")
+    return data.decode("utf-8", errors="replace")
 
 
 class HubClient:
@@ -147,15 +158,14 @@ class HubClient:
         )
 
     def __repr__(self) -> str:
-        return (
-            f"HubClient(endpoint={self.endpoint!r}, offline={self.offline}, token={'set' if self._token else 'unset'})"
-        )
+        token = "set" if self._token else "unset"
+        return f"HubClient(endpoint={redact(self.endpoint)!r}, offline={self.offline}, token={token})"
 
     def model_files(self, repo: str) -> ModelFiles:
         """config.json (required), the safetensors index and the API's parameter counts (both optional)."""
         if not is_repo_id(repo):
             raise InvalidModelRefError(
-                f"{repo!r} is not a Hugging Face repo id (org/name) nor an existing directory; "
+                f"{clip(repo)} is not a Hugging Face repo id (org/name) nor an existing directory; "
                 f"give e.g. meta-llama/Llama-3.1-70B, a local model folder, {_EXPLICIT_HINT}."
             )
         notes: list[str] = []
@@ -213,8 +223,8 @@ class HubClient:
                     f"fetch it, {_EXPLICIT_HINT}."
                 ) from exc
             raise HubUnavailableError(
-                f"The hub ({self.endpoint}) did not answer for {repo} and nothing is cached; check the network or "
-                f"HF_ENDPOINT, {_EXPLICIT_HINT}."
+                f"The hub ({redact(self.endpoint)}) did not answer for {repo} and nothing is cached; check the "
+                f"network or HF_ENDPOINT, {_EXPLICIT_HINT}."
             ) from exc
         except (GatedRepoError, RepositoryNotFoundError) as exc:  # nothing cached, or the library would have used it
             if not required:
@@ -225,7 +235,7 @@ class HubClient:
                     f"accept its licence, then run `hf auth login` or set HF_TOKEN, {_EXPLICIT_HINT}."
                 ) from exc
             raise ModelNotFoundError(
-                f"No model {repo!r} on the hub; check the spelling (org/name, case matters) or log in "
+                f"No model {clip(repo)} on the hub; check the spelling (org/name, case matters) or log in "
                 f"(`hf auth login` or HF_TOKEN) for a private repo, {_EXPLICIT_HINT}."
             ) from exc
         except EntryNotFoundError as exc:
@@ -243,7 +253,7 @@ class HubClient:
                 ) from exc
             return None
         origins.add("cache" if local_only else "hub")
-        return Path(str(path)).read_text(encoding="utf-8")
+        return _model_file(Path(str(path)))
 
     # -- the API answer, through our cache ------------------------------------------------------------------
 
@@ -252,8 +262,9 @@ class HubClient:
         from huggingface_hub import get_token
 
         key = f"{self.endpoint}/api/models/{repo}"
-        with diskcache.Cache(str(self.cache_dir)) as cache:
+        with DiskCache(self.cache_dir) as cache:  # a damaged database is moved aside and started afresh
             cached: tuple[float, str | None] | None = cache.get(key)
+            notes.extend(cache.drain_notes())
             if self.offline:
                 return (cached[1] if cached else None), "offline"
             token = self._token or get_token()  # HF_TOKEN, else the token `hf auth login` saved
@@ -264,8 +275,8 @@ class HubClient:
             except httpx.HTTPError as exc:
                 fetched = f" (parameter counts as fetched {_day(cached[0])})" if cached and cached[1] else ""
                 notes.append(
-                    f"The hub ({self.endpoint}) did not answer ({exc.__class__.__name__}); the model's files came "
-                    f"from the local Hugging Face cache{fetched}."
+                    f"The hub ({redact(self.endpoint)}) did not answer ({exc.__class__.__name__}); the model's files "
+                    f"came from the local Hugging Face cache{fetched}."
                 )
                 return (cached[1] if cached else None), "unreachable"
             if response.status_code in (401, 403):

@@ -116,7 +116,7 @@ class ExplicitModel(_Model):
     qk_rope_head_dim: int | None = Field(default=None, ge=0)
     dtype: Literal["bfloat16", "float16", "float32"] = "bfloat16"
     max_position_embeddings: int | None = Field(default=None, ge=1)
-    model_type: str | None = None
+    model_type: str | None = Field(default=None, max_length=64)
 
     def to_facts(self) -> ModelFacts:
         full = self.layers if self.full_attention_layers is None else min(self.full_attention_layers, self.layers)

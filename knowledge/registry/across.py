@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Iterable
+from typing import Literal, Protocol
 
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .model import Registry
 
-__all__ = ["RegistrySource", "release_spans", "tags_where"]
+__all__ = ["NameKind", "RegistrySource", "release_spans", "tags_having", "tags_where"]
+
+NameKind = Literal["cli_flags", "quantization_methods", "kv_cache_dtypes", "env_vars"]
 
 
 class RegistrySource(Protocol):
@@ -21,6 +23,34 @@ class RegistrySource(Protocol):
 def tags_where(store: RegistrySource, test: Callable[[Registry], bool]) -> list[str]:
     """The known tags whose registry passes `test`, oldest first: where a name missing here does exist."""
     return [t for t in sorted(store.known_tags(), key=tag_key) if test(store.load_registry(t))]
+
+
+def tags_having(store: RegistrySource, wanted: Iterable[tuple[NameKind, str]]) -> dict[tuple[NameKind, str], list[str]]:
+    """For each (kind, name), the known tags that define it, oldest first.
+
+    One pass over the releases answers every name: a file naming a thousand unknown flags reads each
+    registry once, where asking tags_where per name would read every registry a thousand times.
+    A flag is defined by its name, an alias or its --no- form, as Registry.find_flag reads it.
+    """
+    found: dict[tuple[NameKind, str], list[str]] = {key: [] for key in wanted}
+    if not found:
+        return found
+    for tag in sorted(store.known_tags(), key=tag_key):
+        defined = _names(store.load_registry(tag))
+        for (kind, name), tags in found.items():
+            if name in defined[kind]:
+                tags.append(tag)
+    return found
+
+
+def _names(registry: Registry) -> dict[NameKind, set[str]]:
+    flags = {spelling for f in registry.cli_flags for spelling in (f.name, *f.aliases, f.negation) if spelling}
+    return {
+        "cli_flags": flags,
+        "quantization_methods": {e.name for e in registry.quantization_methods},
+        "kv_cache_dtypes": {e.name for e in registry.kv_cache_dtypes},
+        "env_vars": {e.name for e in registry.env_vars},
+    }
 
 
 def release_spans(known: list[str], tags: list[str]) -> str:

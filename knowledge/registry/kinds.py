@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 from .model import Entry, Extractor, Registry
@@ -62,7 +63,7 @@ def extractor_of(field: str) -> Extractor:
 def entries_of(registry: Registry, kind: str) -> list[Entry]:
     """The entries of a kind, including the dotted backend sub-kinds."""
     if kind not in KIND_NAMES:
-        raise InvalidInputError(f"unknown registry kind {kind!r}; choose one of: {', '.join(KIND_NAMES)}")
+        raise InvalidInputError(f"unknown registry kind {clip(kind)}; choose one of: {', '.join(KIND_NAMES)}")
     head, _, sub = kind.partition(".")
     value = getattr(registry, head)
     entries: list[Entry] = getattr(value, sub) if sub else value

@@ -27,12 +27,14 @@ import filelock
 from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InternalError, LockTimeoutError, RegistryUnavailableError
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
+from vllm_quant_mcp.knowledge.healing import quarantine
 from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.settings import settings
 from vllm_quant_mcp.knowledge.sources.base import Source
-from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, PackBuilder, directory_files
+from vllm_quant_mcp.knowledge.sources.pack import INDEX_NAME, DamagedPackError, PackBuilder, directory_files
 from vllm_quant_mcp.knowledge.sources.packed import PackedTree
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, nearest_tags, normalize_tag, tag_key
@@ -51,6 +53,7 @@ class Store:
         self.root = root
         self.lock_timeout = lock_timeout
         self._locks: dict[str, filelock.FileLock] = {}
+        self._parsed: dict[str, tuple[_Identity, Registry]] = {}
 
     # -- registries -------------------------------------------------------------------------------------------
 
@@ -65,13 +68,29 @@ class Store:
         return self.registries_dir / f"{normalize_tag(tag)}.json"
 
     def load_registry(self, tag: str) -> Registry:
-        """The cached registry when valid, else one rebuilt from the cached tree, else the bundled one."""
+        """The cached registry when valid, else one rebuilt from the cached tree, else the bundled one.
+
+        A registry is parsed once per state of its cached file (inode, size, mtime): parsing takes ~20 ms, and
+        questions asked of every release (where else does this flag exist) would otherwise pay it per name.
+        Registries are frozen models, so one parsed copy is safely shared by every call.
+        """
         tag = normalize_tag(tag)
+        identity = _identity(self.registry_path(tag))
+        remembered = self._parsed.get(tag)
+        if remembered is not None and remembered[0] == identity:
+            return remembered[1]
+        registry = self._load_registry(tag)
+        self._parsed[tag] = (identity, registry)
+        return registry
+
+    def _load_registry(self, tag: str) -> Registry:
         path = self.registry_path(tag)
         if path.is_file():
-            registry, problem = _read_cached(path, tag)
+            registry, problem, damaged = _read_cached(path, tag)
             if registry is not None:
                 return registry
+            if damaged:  # a stale one is only superseded; a damaged one must not be read on every call
+                quarantine(path, problem)
             if self.tree_source(tag) is not None:
                 return self.rebuild_registry(tag)
             bundled = read_bundled(tag)
@@ -118,17 +137,29 @@ class Store:
             return None
 
     def source_tree(self, tag: str) -> SourceTree:
+        """The cached tree; a pack that does not open is moved aside (DamagedPackError: ensure_tree fetches anew)."""
         info = self.tree_source(tag)
         if info is None:
             raise RegistryUnavailableError(f"No tree of {tag} is cached; run `vllm-quant-mcp refresh --tag {tag}`.")
         root = self.tree_path(tag)
         if (root / INDEX_NAME).is_file():
-            return PackedTree(root, normalize_tag(tag), info.commit)
+            try:
+                return PackedTree(root, normalize_tag(tag), info.commit)
+            except (DamagedPackError, OSError) as exc:  # OSError: a part of the pack is gone
+                with self.lock(tag):
+                    note = quarantine(root, str(exc))
+                raise DamagedPackError(note) from exc
         return SourceTree(root, normalize_tag(tag), info.commit)
 
     def ensure_tree(self, tag: str, source: Source | None = None) -> SourceTree:
-        """The cached tree of `tag`, fetched first (default: git, then the package index) when missing."""
+        """The cached tree of `tag`, fetched first (default: git, then the package index) when missing or damaged."""
         tag = normalize_tag(tag)
+        try:
+            return self._ensure_tree(tag, source)
+        except DamagedPackError:  # moved aside by source_tree: fetch it again, once
+            return self._ensure_tree(tag, source)
+
+    def _ensure_tree(self, tag: str, source: Source | None) -> SourceTree:
         if self.tree_source(tag) is None:
             with self.lock(tag):
                 if self.tree_source(tag) is None:
@@ -234,6 +265,18 @@ class _LooseTree:
         raise InternalError("a cached loose tree is only ever repacked, never copied")  # pragma: no cover
 
 
+_Identity = tuple[int, int, int] | None
+
+
+def _identity(path: Path) -> _Identity:
+    """What changes when the file is replaced or rewritten (atomic writes give a new inode); None when absent."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def _is_tag(text: str) -> bool:
     try:
         return normalize_tag(text) == text
@@ -241,19 +284,19 @@ def _is_tag(text: str) -> bool:
         return False
 
 
-def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str]:
-    """The registry at `path` if it is whole and current, else None and why not."""
+def _read_cached(path: Path, tag: str) -> tuple[Registry | None, str, bool]:
+    """The registry at `path` if it is whole and current, else None, why not, and whether it is damaged."""
     try:
         registry = Registry.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as exc:
-        return None, f"unreadable: {str(exc).splitlines()[0]}"
+        return None, f"unreadable: {clip(str(exc).splitlines()[0], 200, quote=False)}", True
     if registry.schema_version != SCHEMA_VERSION:
-        return None, f"schema {registry.schema_version}, expected {SCHEMA_VERSION}"
+        return None, f"schema {registry.schema_version}, expected {SCHEMA_VERSION}", False
     if registry.extractor_version != extractor_version():
-        return None, f"extractor {registry.extractor_version}, current {extractor_version()}"
+        return None, f"extractor {registry.extractor_version}, current {extractor_version()}", False
     if registry.tag != tag:
-        return None, f"it holds {registry.tag}"
-    return registry, ""
+        return None, f"it holds {registry.tag}", True
+    return registry, "", False
 
 
 @cache

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import re2
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 __all__ = ["InvalidGlobError", "glob_regex", "select"]
@@ -44,7 +45,7 @@ def _class(glob: str, inner: str) -> str:
             low, high = inner[i], inner[i + 2]
             if low > high:
                 raise InvalidGlobError(
-                    f"path_glob {glob[:100]!r} has the reversed range [{low}-{high}]; write [{high}-{low}]."
+                    f"path_glob {clip(glob)} has the reversed range [{low}-{high}]; write [{high}-{low}]."
                 )
             items.append(_char(low) + "-" + _char(high))
             i += 3
@@ -106,7 +107,7 @@ def select(paths: Sequence[str], joined: bytes, offsets: Sequence[int], glob: st
     try:
         compiled = re2.compile(pattern, options)
     except re2.error as exc:
-        raise InvalidGlobError(f"path_glob {glob[:100]!r} is not a valid glob ({exc}).") from exc
+        raise InvalidGlobError(f"path_glob {clip(glob)} is not a valid glob ({exc}).") from exc
     hit = sorted({bisect.bisect_right(offsets, m.start()) - 1 for m in compiled.finditer(joined)})
     if not negate:
         return hit

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import regex
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError
 from vllm_quant_mcp.knowledge.sources.pack import Pack
 
@@ -85,7 +86,7 @@ def search(
         compiled = regex.compile(source, regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0))
     except (regex.error, OverflowError, RecursionError) as exc:
         raise InvalidPatternError(
-            f"invalid regular expression {pattern[:200]!r}: {exc}. "
+            f"invalid regular expression {clip(pattern)}: {exc}. "
             "Escape special characters, or pass fixed_string=true to search for the text literally."
         ) from exc
     files, ranges = index.scope(path_glob)
@@ -100,7 +101,7 @@ def search(
         return Found(_hits(index.pack, partial.ends, keep), len(partial.ends), len(files), counted_all=False)
     except TimeoutError as exc:
         raise PatternTimeoutError(
-            f"the pattern {pattern[:200]!r} ran past its time limit ({CALL_LIMIT:g} s on one line or file, "
+            f"the pattern {clip(pattern)} ran past its time limit ({CALL_LIMIT:g} s on one line or file, "
             f"{time_limit:g} s in all; nested repetition such as (a+)+ backtracks without end in the `regex` "
             "engine, which runs patterns RE2 cannot: lookarounds, back-references, fuzzy matching). Simplify the "
             "pattern, anchor it on a literal, narrow with path_glob, or pass fixed_string=true."

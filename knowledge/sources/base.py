@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..echo import redact
 
 __all__ = ["Source", "SourceInfo"]
 
@@ -16,7 +18,10 @@ class SourceInfo(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["git", "pypi", "wheel", "dir"]
-    origin: str = Field(description="Remote URL, index URL of the file, or directory the tree came from.")
+    # Credentials in a remote or mirror URL are stripped here, once, so no stored record, registry or note holds them.
+    origin: Annotated[str, AfterValidator(redact)] = Field(
+        description="Remote URL, index URL of the file, or directory the tree came from."
+    )
     commit: str | None = None
     sha256: str | None = None
 

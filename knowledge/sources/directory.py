@@ -13,6 +13,8 @@ import re
 import shutil
 from pathlib import Path
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 from ..errors import NotAVllmTreeError, UnsafeInputError
 from ..tags import InvalidTagError, normalize_tag
 from .base import SourceInfo
@@ -54,7 +56,7 @@ class DirectorySource:
 
     def __init__(self, root: Path) -> None:
         if str(root).startswith("-"):
-            raise UnsafeInputError(f"Directory {str(root)!r} starts with '-'; write it as ./{root}.")
+            raise UnsafeInputError(f"Directory {clip(str(root))} starts with '-'; write it as ./{root}.")
         self.root = root.expanduser().resolve()
         if not (self.root / "vllm" / "__init__.py").is_file():
             raise NotAVllmTreeError(

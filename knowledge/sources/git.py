@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from filelock import FileLock, Timeout
 
+from ..echo import clip
 from ..errors import LockTimeoutError, NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
 from ..progress import report
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
@@ -33,6 +34,9 @@ __all__ = ["GitSource", "check_remote"]
 
 _SCHEMES = ("https", "http", "git", "ssh", "file")
 LOCK_TIMEOUT = 900.0  # longer than one fetch plus one archive at the default timeout; a hung holder then fails
+# git's own test (transport.c): a run of URL-scheme characters, then `::`, names a remote helper (`ext::sh -c ..`,
+# `fd::3`). Only there: `::` inside an IPv6 host (`https://[::1]:8080/x.git`) is no helper.
+_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^/:]+):")
 GIT_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
@@ -49,21 +53,21 @@ def check_remote(remote: str) -> str:
     """The remote unchanged if git can only read it as a repository location; else UnsafeInputError."""
     fix = "give an https://, ssh://, git://, file:// URL or a local path, e.g. https://github.com/vllm-project/vllm.git"
     if not remote or remote != remote.strip() or any(ord(c) < 32 for c in remote):
-        raise UnsafeInputError(f"Git remote {remote!r} is empty or holds whitespace/control characters; {fix}.")
+        raise UnsafeInputError(f"Git remote {clip(remote)} is empty or holds whitespace/control characters; {fix}.")
     if remote.startswith("-"):
-        raise UnsafeInputError(f"Git remote {remote!r} starts with '-' and would be read as a git option; {fix}.")
-    if "::" in remote or remote.lower().startswith(("ext:", "fd:")):
-        raise UnsafeInputError(f"Git remote {remote!r} names a transport helper (ext::, fd::...), refused; {fix}.")
+        raise UnsafeInputError(f"Git remote {clip(remote)} starts with '-' and would be read as a git option; {fix}.")
+    if _HELPER.match(remote) or remote.lower().startswith(("ext:", "fd:")):
+        raise UnsafeInputError(f"Git remote {clip(remote)} names a transport helper (ext::, fd::...), refused; {fix}.")
     if "://" in remote:
         parts = urlsplit(remote)
         if parts.scheme.lower() not in _SCHEMES:
-            raise UnsafeInputError(f"Git remote {remote!r} uses scheme {parts.scheme!r}, refused; {fix}.")
+            raise UnsafeInputError(f"Git remote {clip(remote)} uses scheme {parts.scheme!r}, refused; {fix}.")
         if (parts.hostname or "").startswith("-") or parts.netloc.startswith("-"):
-            raise UnsafeInputError(f"Git remote {remote!r} has a host starting with '-' (an ssh option), refused.")
+            raise UnsafeInputError(f"Git remote {clip(remote)} has a host starting with '-' (an ssh option), refused.")
         return remote
     scp = _SCP_LIKE.match(remote)
     if scp and not Path(remote).exists() and scp.group("host").startswith("-"):
-        raise UnsafeInputError(f"Git remote {remote!r} has a host starting with '-' (an ssh option), refused.")
+        raise UnsafeInputError(f"Git remote {clip(remote)} has a host starting with '-' (an ssh option), refused.")
     return remote
 
 

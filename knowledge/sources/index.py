@@ -16,6 +16,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from vllm_quant_mcp.knowledge.echo import clip
+
 from ..errors import ChecksumError, NetworkError, ReleaseNotFoundError, UnsafeInputError
 from ..progress import report
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
@@ -43,7 +45,7 @@ def http_client() -> httpx.Client:
 def _check_url(url: str) -> str:
     if urlsplit(url).scheme not in ("http", "https"):
         raise UnsafeInputError(
-            f"Index URL {url!r} is not http(s); set VLLM_QUANT_MCP_INDEX_URL to e.g. https://pypi.org/simple."
+            f"Index URL {clip(url)} is not http(s); set VLLM_QUANT_MCP_INDEX_URL to e.g. https://pypi.org/simple."
         )
     return url.rstrip("/")
 

@@ -12,6 +12,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from vllm_quant_mcp.knowledge.bounded import read_bounded
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -19,11 +21,21 @@ if TYPE_CHECKING:
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MAX_LINE_CHARS", "REPOSITORY_URL", "PathOutsideTreeError", "Provenance", "SourceTree", "clip_line"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_LINE_CHARS",
+    "REPOSITORY_URL",
+    "PathOutsideTreeError",
+    "Provenance",
+    "SourceTree",
+    "clip_line",
+]
 
 T = TypeVar("T")
 REPOSITORY_URL = "https://github.com/vllm-project/vllm"
 MAX_LINE_CHARS = 1000
+# vLLM's largest source file is ~0.4 MB; a loose tree (a caller's checkout) may hold anything under a source name.
+MAX_FILE_BYTES = 16_000_000
 
 
 class Provenance(BaseModel):
@@ -57,11 +69,11 @@ class SourceTree:
         pure = PurePosixPath(relpath)
         if pure.is_absolute() or ".." in pure.parts or relpath.startswith("~"):
             raise PathOutsideTreeError(
-                f"{relpath!r} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
+                f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
             )
         candidate = (self.root / pure).resolve()
         if not candidate.is_relative_to(self.root):
-            raise PathOutsideTreeError(f"{relpath!r} resolves outside the vLLM tree (a link out); refused.")
+            raise PathOutsideTreeError(f"{clip(relpath)} resolves outside the vLLM tree (a link out); refused.")
         self._resolved[relpath] = candidate
         return candidate
 
@@ -69,7 +81,7 @@ class SourceTree:
         return self.resolve(relpath).is_file()
 
     def read_bytes(self, relpath: str) -> bytes:
-        return self.resolve(relpath).read_bytes()
+        return read_bounded(self.resolve(relpath), MAX_FILE_BYTES, f"{relpath} is no vLLM source file to read")
 
     def read_text(self, relpath: str) -> str:
         return self.read_bytes(relpath).decode("utf-8", errors="replace")

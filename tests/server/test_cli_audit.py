@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import jsonschema
@@ -66,3 +67,27 @@ def test_sarif_of_an_unresolved_value_is_a_note_and_of_a_break_an_error(tmp_path
 def test_an_unreadable_file_is_a_usage_error_with_exit_2(tmp_path: Path) -> None:
     done = run_cli("audit", str(tmp_path / "missing.sh"), cache=tmp_path)
     assert done.returncode == 2 and "cannot read" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_audit_of_an_endless_device_is_refused_without_reading_it(device: str, tmp_path: Path) -> None:
+    done = run_cli("audit", device, cache=tmp_path)
+    assert done.returncode == 2 and f"{device} is not a regular file" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.timeout(60)
+def test_audit_of_a_fifo_is_refused_instead_of_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "deploy.sh"
+    os.mkfifo(fifo)
+    done = run_cli("audit", str(fifo), cache=tmp_path)
+    assert done.returncode == 2 and "is not a regular file (a FIFO or pipe)" in done.stderr
+
+
+@pytest.mark.timeout(60)
+def test_audit_of_a_file_over_one_megabyte_is_refused_naming_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "deploy.sh"
+    with path.open("wb") as out:
+        out.truncate(2**40)  # sparse: a terabyte by stat, refused after one megabyte read
+    done = run_cli("audit", str(path), cache=tmp_path)
+    assert done.returncode == 2 and "deploy.sh is larger than 1 MB" in done.stderr

@@ -105,8 +105,8 @@ async def test_an_http_client_cannot_probe_which_directories_exist_on_the_server
     assert all(r.is_error for r in (existing, missing, etc))
     assert "--allow-local-models" in texts[0]
     # The same answer whether the path exists, is a model or is not there: only the echoed path differs.
-    assert texts[1].replace("no-such-model", "llama-70b") == texts[0]
-    assert texts[2].replace("'/etc'", repr(str(model_dir))) == texts[0]
+    after_the_path = {t.split(" is not a Hugging Face repo id", 1)[1] for t in texts}
+    assert len(after_the_path) == 1 and all(t.startswith("model ") for t in texts)
 
 
 async def test_an_operator_who_allows_local_models_lets_http_clients_read_them(tmp_path: Path, model_dir: Path) -> None:

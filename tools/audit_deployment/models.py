@@ -21,7 +21,7 @@ class AuditQuery(BaseModel):
     filename: Annotated[
         str, Field(max_length=300, description="Its name; picks shell, Kubernetes or compose reading.")
     ] = "deploy.sh"
-    gpu: Annotated[str | None, Field(description="Judge methods and KV dtypes on this GPU.")] = None
+    gpu: Annotated[str | None, Field(max_length=100, description="Judge methods and KV dtypes on this GPU.")] = None
 
 
 class InvocationAudit(BaseModel):

@@ -14,6 +14,8 @@ def render(result: AuditReport) -> str:
         lines.append(f"  {inv.where}{pinned}: {'INVALID' if inv.invalid else 'ok'}")
         if inv.error:
             lines.append(f"    unreadable: {inv.error}")
+        if inv.unresolved:
+            lines.append(f"    unresolved (set outside this file; checked as written): {', '.join(inv.unresolved)}")
         for f in inv.findings:
             lines.append(f"    [{f.severity}, {f.basis}] {f.written}: {f.problem}")
             lines.append(f"        action: {f.action}")

@@ -14,19 +14,22 @@ and a CI gate must not go red on what only run time can tell.
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.deploy.files import FileKind, find_invocations
-from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError
+from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, parse_serve_command
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
+from vllm_quant_mcp.knowledge.registry.across import NameKind, release_spans, tags_having
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
 from vllm_quant_mcp.tools.check_gates.tool import gates_report
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .models import AuditQuery, AuditReport, InvocationAudit
 
-__all__ = ["audit_deployment"]
+__all__ = ["MAX_FLAGS_PER_AUDIT", "audit_deployment"]
+
+# Each flag is checked at the tag and at every release an upgrade crosses (~0.5 ms); this keeps an audit to seconds.
+MAX_FLAGS_PER_AUDIT = 5_000
 
 _RISKY = ("changes", "deprecated")
-_VALUE_KINDS = {"--quantization": "quantization_methods", "--kv-cache-dtype": "kv_cache_dtypes"}
+_VALUE_KINDS: dict[str, NameKind] = {"--quantization": "quantization_methods", "--kv-cache-dtype": "kv_cache_dtypes"}
 
 
 def audit_deployment(
@@ -39,6 +42,8 @@ def audit_deployment(
     file_kind, found = find_invocations(query.text, filename, kind)
     known = set(ctx.store.known_tags())
     audits = []
+    unpinned: list[int] = []  # audits whose findings get the where-else lookup, done once for all of them
+    budget = MAX_FLAGS_PER_AUDIT
     for inv in found:
         notes = list(inv.notes)
         start = inv.pinned_tag if inv.pinned_tag in known else None
@@ -59,6 +64,11 @@ def audit_deployment(
             unresolved=inv.unresolved,
             notes=notes,
         )
+        flags = _flag_count(inv.command)
+        if flags > budget:
+            audits.append(base.model_copy(update={"error": _over_budget(flags, budget)}))
+            continue
+        budget -= flags
         try:
             gates = CheckGatesQuery(
                 from_tag=start or to,
@@ -72,16 +82,19 @@ def audit_deployment(
         except ServeCommandError as exc:
             audits.append(base.model_copy(update={"error": str(exc)}))
             continue
-        findings = result.findings if start else [_where_else(ctx, f) for f in result.findings]
-        findings = [_unresolved(f, inv.unresolved, to) for f in findings]
+        if start is None:
+            unpinned.append(len(audits))
         audits.append(
             base.model_copy(
-                update={
-                    "findings": findings,
-                    "gates": [g for hop in result.hops for g in hop.gates],
-                    "invalid": any(f.severity == "breaks" for f in findings),
-                }
+                update={"findings": result.findings, "gates": [g for hop in result.hops for g in hop.gates]}
             )
+        )
+    elsewhere = tags_having(ctx.store, {key for i in unpinned for f in audits[i].findings if (key := _name_of(f))})
+    for i, audit in enumerate(audits):
+        findings = [_where_else(ctx, f, elsewhere) for f in audit.findings] if i in unpinned else audit.findings
+        findings = [_unresolved(f, audit.unresolved, to) for f in findings]
+        audits[i] = audit.model_copy(
+            update={"findings": findings, "invalid": any(f.severity == "breaks" for f in findings)}
         )
     invalid = sum(f.severity == "breaks" for a in audits for f in a.findings)
     risky = sum(f.severity in _RISKY for a in audits for f in a.findings)
@@ -120,20 +133,40 @@ def _unresolved(finding: Finding, unresolved: list[str], tag: str) -> Finding:
     )
 
 
-def _where_else(ctx: ToolContext, finding: Finding) -> Finding:
-    """With no pinned release, a name missing at the tag is looked up in every known release, to say when it was."""
+def _flag_count(command: str) -> int:
+    try:
+        return len(parse_serve_command(command).flags)
+    except ServeCommandError:
+        return 0  # check_gates reads it again and says why it cannot
+
+
+def _over_budget(flags: int, left: int) -> str:
+    return (
+        f"Not checked: it holds {flags:,} flags and {left:,} of the {MAX_FLAGS_PER_AUDIT:,} an audit checks per file "
+        "are left. Audit the rest of the file separately."
+    )
+
+
+def _name_of(finding: Finding) -> tuple[NameKind, str] | None:
+    """The name a finding says is missing at the tag, as a registry kind and name; None when it is not such a
+    finding (it already says when the name changed, or what supports it)."""
     if finding.changed_at is not None or finding.evidence or finding.support:
-        return finding
+        return None
     name = finding.subject
     flag, _, value = name.partition(" ")
     if flag in _VALUE_KINDS and value:
-        tags = tags_where(ctx.store, lambda r: any(e.name == value for e in getattr(r, _VALUE_KINDS[flag])))
-    elif name.startswith("-"):
-        tags = tags_where(ctx.store, lambda r: r.find_flag(name) is not None)
-    elif name.startswith("VLLM_"):
-        tags = tags_where(ctx.store, lambda r: any(e.name == name for e in r.env_vars))
-    else:
-        return finding
+        return _VALUE_KINDS[flag], value
+    if name.startswith("-"):
+        return "cli_flags", name
+    if name.startswith("VLLM_"):
+        return "env_vars", name
+    return None
+
+
+def _where_else(ctx: ToolContext, finding: Finding, elsewhere: dict[tuple[NameKind, str], list[str]]) -> Finding:
+    """With no pinned release, a name missing at the tag is looked up in every known release, to say when it was."""
+    key = _name_of(finding)
+    tags = elsewhere.get(key, []) if key else []
     if not tags:
         return finding
     spans = release_spans(ctx.store.known_tags(), tags)

@@ -17,7 +17,7 @@ from vllm_quant_mcp.knowledge.registry.matrix import Verdict
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.judgement import Basis
 from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
-from vllm_quant_mcp.tools.spec import Cli
+from vllm_quant_mcp.tools.spec import Cli, EnvVars, TagName
 
 if TYPE_CHECKING:  # the knowledge base's models: the server builds these shapes at start-up without loading it
     from vllm_quant_mcp.knowledge.facts.kinds import VersionGate
@@ -47,16 +47,18 @@ EvidenceKind = Literal["quantization_methods", "kv_cache_dtypes", "online_quanti
 class CheckGatesQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    from_tag: Annotated[str, Cli(positional=True), Field(description="The release running now.")]
-    to_tag: Annotated[str, Cli(positional=True), Field(description="The target release; older: a downgrade.")]
+    from_tag: Annotated[TagName, Cli(positional=True), Field(description="The release running now.")]
+    to_tag: Annotated[TagName, Cli(positional=True), Field(description="The target release; older: a downgrade.")]
     serve_command: Annotated[
         str | None,
         Cli(flags=("--command",)),
         Field(max_length=20000, description="The `vllm serve ...` line, as written."),
     ] = None
-    env: Annotated[dict[str, str] | None, Field(description="The deployment's env vars.")] = None
-    gpu: Annotated[str | None, Field(description="e.g. h200, sm90, mi300x.")] = None
-    model_family: Annotated[str | None, Field(description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = None
+    env: EnvVars | None = None  # the deployment's; the description says "(and env)"
+    gpu: Annotated[str | None, Field(max_length=100, description="e.g. h200, sm90, mi300x.")] = None
+    model_family: Annotated[str | None, Field(max_length=50, description="e.g. deepseek, qwen3, gemma, gpt-oss.")] = (
+        None
+    )
     registry_changes: Annotated[ChangeFilter, Cli(flags=("--changes",))] = "breaking"  # the choices say it
     limit: Limit = 100
     cursor: Cursor = None

@@ -123,7 +123,7 @@ def _new_refusals(walk: Walk, method: str, written: str) -> list[Finding]:
         where = change.provenance.permalink
         if change.outcome == "redirected":
             problem = (
-                f"At {walk.end.tag}, when {change.property}, --quantization {method} is sent to "
+                f"At {walk.end.tag}, when {change.property}, --quantization {method} is deprecated; redirected to "
                 f"{change.redirect_to} before any config is built: {change.message} ({where})"
             )
             action = f"For a BF16/FP16 checkpoint, write --quantization {change.redirect_to}."

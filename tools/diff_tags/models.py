@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vllm_quant_mcp.knowledge.registry.diff import RegistryDiff
 from vllm_quant_mcp.knowledge.registry.kinds import RegistryKind
 from vllm_quant_mcp.tools.paging import Cursor, Limit, Page
-from vllm_quant_mcp.tools.spec import Cli
+from vllm_quant_mcp.tools.spec import Cli, TagName
 
 __all__ = ["DiffPage", "DiffTagsQuery"]
 
@@ -17,9 +17,9 @@ __all__ = ["DiffPage", "DiffTagsQuery"]
 class DiffTagsQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    from_tag: Annotated[str, Cli(positional=True)]
+    from_tag: Annotated[TagName, Cli(positional=True)]
     to_tag: Annotated[
-        str,
+        TagName,
         Cli(positional=True),
         Field(description="The target release; older: a downgrade."),
     ]

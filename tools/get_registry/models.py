@@ -20,7 +20,7 @@ class GetRegistryQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tag: Tag = None
-    kind: Annotated[RegistryKind | None, Field(description="One kind's entries; default: counts per kind.")] = None
+    kind: Annotated[RegistryKind | None, Field(description="Default: counts per kind.")] = None
     contains: Annotated[str | None, Field(max_length=100)] = None  # the tool's description says what it does
     limit: Limit = 100
     cursor: Cursor = None

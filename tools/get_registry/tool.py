@@ -8,6 +8,7 @@ a page at a time (tools/paging.py).
 
 from __future__ import annotations
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES, entries_of
 from vllm_quant_mcp.knowledge.registry.model import Registry
@@ -28,7 +29,8 @@ def get_registry(ctx: ToolContext, query: GetRegistryQuery) -> RegistryView:
     if query.kind is None:
         if query.contains:
             raise InvalidInputError(
-                f"contains={query.contains!r} filters the entries of one kind; pass kind too, e.g. kind='cli_flags'."
+                f"contains={clip(query.contains)} filters the entries of one kind; "
+                "pass kind too, e.g. kind='cli_flags'."
             )
         summaries = [
             KindSummary(kind=k, count=len(entries_of(registry, k)), note=_note(registry.notes, k)) for k in KIND_NAMES

@@ -12,8 +12,7 @@ SPEC = ToolSpec(
     description=(
         "Live state of a vLLM issue or PR (closed is not fixed: see state_reason), its closing PRs, the first "
         "release holding the fix (first_release.basis: proven from git, release_notes, or curated_unverified), "
-        "curated facts citing it, and whether the fix is in `tag`; says when the answer is cached or knowledge-only. "
-        'Example: lookup_issue(number=38652, tag="v0.18.0")'
+        "curated facts citing it, and whether the fix is in `tag`; says when the answer is cached or knowledge-only."
     ),
     query=LookupIssueQuery,
     result=IssueLookup,

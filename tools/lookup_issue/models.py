@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.github.answers import FirstRelease, KbFact, Verdict
 from vllm_quant_mcp.knowledge.github.links import LinkedPr
-from vllm_quant_mcp.tools.spec import Cli
+from vllm_quant_mcp.tools.spec import Cli, TagName
 
 __all__ = ["Freshness", "IssueLookup", "LookupIssueQuery", "PullInfo"]
 
@@ -24,18 +25,18 @@ class LookupIssueQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     number: Annotated[int, Cli(positional=True), Field(ge=1, description="Issue or PR number, e.g. 38652.")]
-    tag: Annotated[str | None, Field(description="Your release: answers whether the fix is in it.")] = None
-    repo: Annotated[str | None, Field(description="Default vllm-project/vllm.")] = None
+    tag: TagName | None = None  # the description says: whether the fix is in `tag`
+    repo: Annotated[str | None, Field(max_length=201, description="Default vllm-project/vllm.")] = None
 
     @field_validator("number", mode="before")
     @classmethod
     def _number(cls, value: Any) -> int:
         """38652, "38652" or "#38652" as people write it; anything else is refused with the expected form."""
         if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ValueError(f"issue number {value!r} must be a positive integer such as 38652")
+            raise ValueError(f"issue number {clip(value)} must be a positive integer such as 38652")
         text = str(value).strip().removeprefix("#")
         if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_NUMBER:
-            raise ValueError(f"issue number {value!r} must be a positive integer such as 38652 (or '#38652')")
+            raise ValueError(f"issue number {clip(value)} must be a positive integer such as 38652 (or '#38652')")
         return int(text)
 
 

@@ -12,8 +12,7 @@ SPEC = ToolSpec(
     description=(
         "Ranked quantization options for a model on a GPU at a tag: --quantization and --kv-cache-dtype values "
         "with provenance, native/fallback support with evidence, how to get the checkpoint, memory per GPU and "
-        "tokens that fit, caveats; what the tag or GPU cannot run is listed with the reason. "
-        'Example: pick_format(gpu="h200", model="meta-llama/Llama-3.1-70B-Instruct", num_gpus=2)'
+        "tokens that fit, caveats; what the tag or GPU cannot run is listed with the reason."
     ),
     query=PickFormatQuery,
     result=PickFormatResult,

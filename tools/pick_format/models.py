@@ -45,7 +45,7 @@ class PickFormatQuery(BaseModel):
         str | None, Field(max_length=300, description="Hugging Face repo id or local model directory.")
     ] = None
     model_figures: Annotated[
-        ExplicitModel | None, Field(description="Instead of model: the size and shape, for private models.")
+        ExplicitModel | None, Field(description="Instead of model, for private models: its figures.")
     ] = None
     num_gpus: Annotated[int, Field(ge=1, le=1024, description="GPUs for tensor parallelism.")] = 1
     tag: Tag = None

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
@@ -80,7 +81,7 @@ def resolve_gpu(kb: KnowledgeBase, text: str) -> tuple[Gpu, list[str]]:
     notes = []
     if len(found) > 1:
         notes.append(
-            f"{text!r} matches {', '.join(g.id for g in found)}; figures use {found[0].id} "
+            f"{clip(text)} matches {', '.join(g.id for g in found)}; figures use {found[0].id} "
             f"({found[0].memory_gb} GB). Name the GPU for its own memory size."
         )
     return found[0], notes
@@ -97,7 +98,7 @@ def load_model(model: str | ExplicitModel, hub: HubClient | None, local: bool) -
     if not local:
         if not is_repo_id(model):
             raise LocalModelRefusedError(
-                f"model {model[:200]!r} is not a Hugging Face repo id (org/name), and this server reads no model "
+                f"model {clip(model)} is not a Hugging Face repo id (org/name), and this server reads no model "
                 "directory on its host unless its operator starts it with serve --allow-local-models; give a repo "
                 "id, or the model as explicit figures (params_b, layers, kv_heads, head_dim)."
             )

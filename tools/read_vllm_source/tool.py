@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
 from vllm_quant_mcp.knowledge.sources.pack import BinaryFileError
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree, clip_line
@@ -63,4 +64,4 @@ def _not_found(tree: SourceTree, path: str) -> str:
     known = tree.glob("**/*")
     near = difflib.get_close_matches(path, known, n=5, cutoff=0.6)
     hint = f" Nearest paths: {', '.join(near)}." if near else " Use grep_vllm_source or find_symbol to locate it."
-    return f"no file {path!r} in the vLLM tree at {tree.tag}.{hint}"
+    return f"no file {clip(path)} in the vLLM tree at {tree.tag}.{hint}"

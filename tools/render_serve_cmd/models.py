@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
-from vllm_quant_mcp.tools.spec import Cli, Tag
+from vllm_quant_mcp.tools.spec import Cli, EnvVars, Tag
 
 __all__ = ["EnvUse", "FlagUse", "OutputFormat", "RenderQuery", "RenderResult"]
 
@@ -21,24 +21,26 @@ class RenderQuery(BaseModel):
 
     model: Annotated[str, Field(min_length=1, max_length=300, description="Repo id or path of the checkpoint.")]
     tag: Tag = None
-    quantization: Annotated[str | None, Cli(flags=("--quantization", "-q"))] = None
-    kv_cache_dtype: str | None = None
+    quantization: Annotated[str | None, Cli(flags=("--quantization", "-q")), Field(max_length=64)] = None
+    kv_cache_dtype: Annotated[str | None, Field(max_length=64)] = None
     tensor_parallel_size: Annotated[int | None, Cli(flags=("--tensor-parallel-size", "-tp")), Field(ge=1)] = None
     pipeline_parallel_size: Annotated[int | None, Cli(flags=("--pipeline-parallel-size", "-pp")), Field(ge=1)] = None
     expert_parallel: bool = False
     max_model_len: Annotated[int | None, Field(ge=1)] = None
     speculative: Annotated[dict[str, Any] | None, Field(description="--speculative-config as an object.")] = None
     quantization_config: Annotated[dict[str, Any] | None, Field(description="Online quantization config.")] = None
-    linear_backend: str | None = None
-    moe_backend: str | None = None
+    linear_backend: Annotated[str | None, Field(max_length=64)] = None
+    moe_backend: Annotated[str | None, Field(max_length=64)] = None
     extra_args: Annotated[
-        list[str] | None, Cli(rest=True), Field(description="More flags, e.g. ['--max-num-seqs', '64'].")
+        list[Annotated[str, Field(max_length=4096)]] | None,
+        Cli(rest=True),
+        Field(max_length=200, description="More flags, e.g. ['--max-num-seqs', '64']."),
     ] = None
-    env: dict[str, str] | None = None
-    gpu: Annotated[str | None, Field(description="Check capability on this GPU, e.g. h100.")] = None
-    checkpoint_dtype: Annotated[str | None, Field(description="e.g. bf16: applies unquantized-checkpoint gates.")] = (
-        None
-    )
+    env: EnvVars | None = None
+    gpu: Annotated[str | None, Field(max_length=100, description="e.g. h100: capability is checked on it.")] = None
+    checkpoint_dtype: Annotated[
+        str | None, Field(max_length=32, description="e.g. bf16: applies unquantized-checkpoint gates.")
+    ] = None
     format: OutputFormat = "shell"
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, ServeFlag, parse_serve_command
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
@@ -160,14 +161,14 @@ def _backends(kind: str) -> Callable[[Registry], list[BackendEntry]]:
 def _check_model(model: str) -> None:
     if not model or not model.strip() or model.startswith("-") or any(c in model for c in "\n\r\0"):
         raise InvalidServeArgsError(
-            f"model {model!r} is not a model name: give a Hugging Face repo id or a path, "
+            f"model {clip(model)} is not a model name: give a Hugging Face repo id or a path, "
             "e.g. 'meta-llama/Llama-3.1-8B-Instruct' (it must not start with '-')."
         )
 
 
 def _json(name: str, value: dict[str, Any]) -> str:
     if not isinstance(value, dict) or not value:
-        raise InvalidServeArgsError(f"{name} must be a non-empty JSON object (a dict), got {value!r}.")
+        raise InvalidServeArgsError(f"{name} must be a non-empty JSON object (a dict), got {clip(value)}.")
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -179,7 +180,7 @@ def _parse_extras(model: str, extra: list[str], registry: Registry) -> list[Serv
     try:
         command = parse_serve_command(shlex.join(["vllm", "serve", model, *extra]), bare)
     except ServeCommandError as exc:
-        raise InvalidServeArgsError(f"extra_args {extra!r} cannot be read: {exc}") from exc
+        raise InvalidServeArgsError(f"extra_args {clip(extra)} cannot be read: {exc}") from exc
     for flag in command.flags:
         found = lookup_flag_name(registry, flag.option)
         if found in _TYPED:
@@ -243,7 +244,7 @@ def _spec_method(b: _Builder, speculative: dict[str, Any]) -> None:
     choices = next((f.choices for f in b.registry.cli_flags if f.name == "--spec-method"), None)
     if isinstance(method, str) and choices and method not in choices:
         raise InvalidServeArgsError(
-            f"speculative method {method!r} is not a speculative method at {b.registry.tag} "
+            f"speculative method {clip(method)} is not a speculative method at {b.registry.tag} "
             f"(--spec-method choices: {', '.join(choices)})."
         )
 
@@ -270,7 +271,7 @@ def _quantization_config(b: _Builder, config: dict[str, Any]) -> None:
         first = first or entry.provenance
         if key in ("linear", "moe") and isinstance(value, str) and value not in names:
             raise InvalidServeArgsError(
-                f"--quantization-config {key}={value!r} is not an online quantization name at {b.registry.tag}; "
+                f"--quantization-config {key}={clip(value)} is not an online quantization name at {b.registry.tag}; "
                 f"valid: {', '.join(sorted(names))}."
             )
     if "targets" in config and ({"linear", "moe"} & set(config)):
@@ -284,7 +285,7 @@ def _env(b: _Builder, env: dict[str, str]) -> list[EnvUse]:
     out = []
     for name, value in env.items():
         if not _ENV_NAME.match(name):
-            raise InvalidServeArgsError(f"env name {name!r} is not a valid environment variable name.")
+            raise InvalidServeArgsError(f"env name {clip(name)} is not a valid environment variable name.")
         where = None
         if name.startswith("VLLM_"):
             found = lookup_value(

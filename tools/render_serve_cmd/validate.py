@@ -206,15 +206,15 @@ def fp8_redirect(registry: Registry, quantization: str, checkpoint_dtype: str | 
         if checkpoint_dtype is None:
             notes.warn(
                 f"[source] At {registry.tag}, --quantization {quantization} on a checkpoint without a quantization "
-                f"config is sent to {target} ({redirect.message} {where}). If the checkpoint is BF16/FP16, pass "
-                f"checkpoint_dtype='bf16' to render {target} directly."
+                f"config is deprecated; redirected to {target} ({redirect.message} {where}). If the checkpoint is "
+                f"BF16/FP16, pass checkpoint_dtype='bf16' to render {target} directly."
             )
         return quantization
     if target not in {m.name for m in registry.quantization_methods if m.accepted_by_cli}:
         return quantization
     notes.warn(
         f"[source] --quantization {quantization} was rendered as {target}: the checkpoint is {dtype}, and at "
-        f"{registry.tag} vLLM sends {quantization} on an unquantized checkpoint to {target} "
+        f"{registry.tag} {quantization} on an unquantized checkpoint is deprecated; redirected to {target} "
         f"({redirect.message} {where})."
     )
     return target

@@ -23,7 +23,7 @@ class SearchIssuesQuery(BaseModel):
     ]
     state: Literal["open", "closed"] | None = None
     label: Annotated[str | None, Field(max_length=100)] = None
-    since: Annotated[str | None, Field(description="Created on or after YYYY-MM-DD.")] = None
+    since: Annotated[str | None, Field(max_length=10, description="Created on or after YYYY-MM-DD.")] = None
     limit: Annotated[int, Field(ge=1, le=50)] = 20  # one of GitHub's pages: rows are small
     cursor: Cursor = None
 

@@ -12,6 +12,7 @@ import re
 from datetime import date
 from typing import Any
 
+from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.github.answers import RowRelease
 from vllm_quant_mcp.knowledge.github.deadline import Deadline
@@ -46,17 +47,17 @@ def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps
     q = f"repo:{repo_name} {_search_terms(query.query)}"
     if state is not None:
         if state not in ("open", "closed"):
-            raise InvalidInputError(f"state {state!r} must be 'open' or 'closed' (or omitted for both).")
+            raise InvalidInputError(f"state {clip(state)} must be 'open' or 'closed' (or omitted for both).")
         q += f" state:{state}"
     if label is not None:
         if not label.strip() or len(label) > 100 or any(c in label for c in '"\\') or not label.isprintable():
-            raise InvalidInputError(f"label {label!r} must be a plain label name such as 'quantization'.")
+            raise InvalidInputError(f"label {clip(label)} must be a plain label name such as 'quantization'.")
         q += f' label:"{label.strip()}"'
     if since is not None:
         try:
             day = date.fromisoformat(since.strip())
         except ValueError:
-            raise InvalidInputError(f"since {since!r} must be a date such as 2025-06-01.") from None
+            raise InvalidInputError(f"since {clip(since)} must be a date such as 2025-06-01.") from None
         q += f" created:>={day.isoformat()}"
     params: dict[str, str | int] = {"q": q, "per_page": limit}
     if window.offset:
@@ -86,10 +87,11 @@ def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps
 def _search_terms(query: str) -> str:
     text = " ".join(query.split())
     if not text or len(text) > 256 or not text.isprintable():
-        raise InvalidInputError(f"query {query!r} must be 1-256 printable characters, e.g. 'fp8 kv cache mla'.")
+        raise InvalidInputError(f"query {clip(query)} must be 1-256 printable characters, e.g. 'fp8 kv cache mla'.")
     if _QUALIFIER.search(text):
         raise InvalidInputError(
-            f"query {query!r} names a repo:/org:/user: qualifier; pass repo=... instead (allowed repositories only)."
+            f"query {clip(query)} names a repo:/org:/user: qualifier; "
+            "pass repo=... instead (allowed repositories only)."
         )
     return text
 

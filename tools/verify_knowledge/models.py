@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from vllm_quant_mcp.knowledge.facts.verify import VerifyReport
+from vllm_quant_mcp.tools.spec import TagName
 
 __all__ = ["VerifyQuery", "VerifyReport"]
 
@@ -15,5 +16,5 @@ class VerifyQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tags: Annotated[
-        list[str] | None, Field(max_length=100, description="only these tags (default: every known tag)")
+        list[TagName] | None, Field(max_length=100, description="only these tags (default: every known tag)")
     ] = None

@@ -6,12 +6,18 @@ import shlex
 
 import pytest
 
-from vllm_quant_mcp.knowledge.deploy.expand import expand_kubernetes, expand_line, expand_template, place_standalone
+from vllm_quant_mcp.knowledge.deploy.expand import (
+    Budget,
+    expand_kubernetes,
+    expand_line,
+    expand_template,
+    place_standalone,
+)
 from vllm_quant_mcp.knowledge.deploy.files import find_invocations
 
 
 def words(line: str, known: dict[str, str]) -> tuple[list[str], list[str]]:
-    expanded = expand_line(line, known)
+    expanded = expand_line(line, known, Budget())
     return place_standalone(shlex.split(expanded.text), expanded)
 
 
@@ -35,7 +41,7 @@ def test_an_unquoted_value_is_split_into_words_and_a_quoted_one_is_not() -> None
 
 def test_assign_default_sets_the_variable_for_later_lines() -> None:
     known: dict[str, str] = {}
-    expand_line(": ${KV:=fp8}", known)
+    expand_line(": ${KV:=fp8}", known, Budget())
     assert known == {"KV": "fp8"}
 
 
@@ -45,7 +51,7 @@ def test_alternate_value_applies_only_when_the_variable_is_set() -> None:
 
 
 def test_unresolved_references_stay_one_word_in_a_value_slot_and_are_dropped_elsewhere() -> None:
-    expanded = expand_line('vllm serve $MODEL --q $QUANT $EXTRA "$@" --tp $(nvidia-smi -L | wc -l)', {})
+    expanded = expand_line('vllm serve $MODEL --q $QUANT $EXTRA "$@" --tp $(nvidia-smi -L | wc -l)', {}, Budget())
     kept, dropped = place_standalone(shlex.split(expanded.text), expanded)
     assert kept == ["vllm", "serve", "$MODEL", "--q", "$QUANT", "--tp", "$(nvidia-smi -L | wc -l)"]
     assert dropped == ["$EXTRA", "$@"]
@@ -91,9 +97,9 @@ def test_a_value_built_from_an_unset_variable_stays_unresolved_where_it_is_used(
 
 def test_kubernetes_expands_its_own_syntax_from_the_container_env() -> None:
     env = {"QUANT": "fp8"}
-    assert expand_kubernetes("--quantization=$(QUANT)", env).text == "--quantization=fp8"
-    assert expand_kubernetes("$$(QUANT)", env).text == "$(QUANT)"
-    missing = expand_kubernetes("$(NOPE)", env)
+    assert expand_kubernetes("--quantization=$(QUANT)", env, Budget()).text == "--quantization=fp8"
+    assert expand_kubernetes("$$(QUANT)", env, Budget()).text == "$(QUANT)"
+    missing = expand_kubernetes("$(NOPE)", env, Budget())
     assert (missing.text, missing.unresolved) == ("$(NOPE)", ["$(NOPE)"])
 
 
@@ -134,8 +140,8 @@ spec:
 
 
 def test_compose_interpolates_defaults_and_keeps_double_dollars_for_the_container_shell() -> None:
-    assert expand_template("${QUANT:-fp8}", {}).text == "fp8"
-    assert expand_template("$$QUANT", {"QUANT": "x"}).text == "$QUANT"
+    assert expand_template("${QUANT:-fp8}", {}, Budget()).text == "fp8"
+    assert expand_template("$$QUANT", {"QUANT": "x"}, Budget()).text == "$QUANT"
     compose = """\
 services:
   llm:

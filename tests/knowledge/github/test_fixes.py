@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.kb_citing import citing
 
 from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
 from vllm_quant_mcp.knowledge.github.containment import Containment
@@ -60,7 +61,8 @@ def test_the_knowledge_base_is_curated_and_unverified_and_names_only_a_known_tag
 
 
 def test_a_curated_release_that_is_not_a_known_tag_is_dropped_with_a_note() -> None:
-    found, notes = from_knowledge(load_knowledge(), REPO, [59042], {"v0.19.0", "v0.22.0"})
+    kb = citing(load_knowledge(), 59042, "gate-v0.32.0-cutlass-fp4-moe-ep", "pain-cutlass-fp4-moe-ep")
+    found, notes = from_knowledge(kb, REPO, [59042], {"v0.19.0", "v0.22.0"})
     assert found is None
     assert notes == [
         "knowledge base: version gate gate-v0.32.0-cutlass-fp4-moe-ep places the change in v0.32.0, "

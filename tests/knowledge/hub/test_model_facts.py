@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 from support.hubserver import MODELS, HubServer, llama_70b_config
 from support.loopback import closed_port
 
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.hub.client import (
+    MAX_MODEL_FILE_BYTES,
     HubClient,
     HubUnavailableError,
     InvalidModelRefError,
@@ -189,3 +192,19 @@ def test_gated_repo_needs_the_token_which_is_sent_but_never_shown(hub: HubServer
         assert "hf_secret123" not in repr(client) and "hf_secret123" not in files.model_dump_json()
     finally:
         del hub.gated["meta-llama/Llama-3.1-70B-Instruct"]
+
+
+@pytest.mark.timeout(10)
+def test_a_local_model_folder_whose_config_is_a_fifo_is_refused_instead_of_waiting(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "config.json")
+    with pytest.raises(InvalidInputError, match=r"config\.json is not a regular file"):
+        read_local(tmp_path)
+
+
+@pytest.mark.timeout(30)
+def test_a_local_model_index_past_the_cap_is_refused_after_reading_the_cap(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    with (tmp_path / "model.safetensors.index.json").open("wb") as out:
+        out.truncate(2**40)
+    with pytest.raises(InvalidInputError, match=f"larger than {MAX_MODEL_FILE_BYTES // 1_000_000} MB"):
+        read_local(tmp_path)

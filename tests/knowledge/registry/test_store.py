@@ -9,6 +9,7 @@ from pathlib import Path
 
 import filelock
 import pytest
+from support.opened import recording
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.errors import LockTimeoutError, RegistryUnavailableError
@@ -123,3 +124,20 @@ def test_a_refresh_lock_held_elsewhere_times_out_with_a_clear_error(tmp_path: Pa
         store.lock("v0.6.3"),
     ):
         pass
+
+
+def test_a_registry_is_parsed_once_while_its_file_is_unchanged(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save_registry(registry("v0.6.3"))
+    with recording() as opened:
+        first, second = store.load_registry("v0.6.3"), store.load_registry("v0.6.3")
+    assert first is second and [Path(p).name for p in opened] == ["v0.6.3.json"]
+
+
+def test_a_registry_file_replaced_on_disk_is_read_again(tmp_path: Path) -> None:
+    """A refresh in another process replaces the file: the copy parsed before must not be served."""
+    store, other = Store(tmp_path), Store(tmp_path)
+    store.save_registry(registry("v0.6.3"))
+    assert store.load_registry("v0.6.3").notes == {}
+    other.save_registry(registry("v0.6.3").model_copy(update={"notes": {"cli_flags": "refreshed"}}))
+    assert store.load_registry("v0.6.3").notes == {"cli_flags": "refreshed"}

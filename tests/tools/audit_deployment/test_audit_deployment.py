@@ -9,6 +9,7 @@ from support.paths import FIXTURES as FIXTURE_ROOT
 from vllm_quant_mcp.knowledge.deploy.files import DeployFileError, find_invocations
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.audit_deployment.models import AuditQuery, AuditReport
+from vllm_quant_mcp.tools.audit_deployment.text import render
 from vllm_quant_mcp.tools.audit_deployment.tool import audit_deployment
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.render_serve_cmd.models import RenderQuery
@@ -143,6 +144,11 @@ def test_a_script_whose_flags_come_from_variables_it_sets_audits_clean(ctx: Tool
     assert (report.ok, report.invalid_count, report.risky_count) == (True, 0, 0)
     (inv,) = report.invocations
     assert inv.unresolved == ["${PORT}"] and not inv.invalid
+
+
+def test_the_text_names_what_the_file_leaves_unresolved(ctx: ToolContext) -> None:
+    text = render(run(ctx, "run.sh", text="#!/bin/sh\nvllm serve m --max-model-len ${LEN}\n"))
+    assert "line 2: ok" in text and "unresolved" in text and "${LEN}" in text
 
 
 @pytest.mark.parametrize("reference", ['"$QUANT"', "${QUANT}", "$QUANT"])

@@ -126,6 +126,30 @@ def test_grep_nested_repetition_runs_in_linear_time_with_the_right_answer(plante
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("pattern", "plain"), [("(a|a)*b$", "b$"), ("(a|aa)+c", "ac"), ("(?:a*)*c", "c"), ("(a?){25}a{25}c", "a{25}c")]
+)
+def test_grep_overlapping_alternations_run_in_linear_time_with_the_right_answer(
+    planted: SourceTree, pattern: str, plain: str
+) -> None:
+    """Each pattern backtracks exponentially on the planted line of 50,000 `a`s in a backtracking engine."""
+    index = index_for(planted)
+    found = grep_tree(planted, index, GrepQuery(pattern=pattern, max_results=500))
+    same = grep_tree(planted, index, GrepQuery(pattern=plain, max_results=500))
+    assert [(m.path, m.line) for m in found.matches] == [(m.path, m.line) for m in same.matches]
+    assert (pattern != "(a|a)*b$") or ("vllm/planted.py", 2) in {(m.path, m.line) for m in found.matches}
+
+
+@pytest.mark.timeout(60)
+def test_grep_a_huge_alternation_is_one_automaton_with_the_right_answer(planted: SourceTree) -> None:
+    words = [f"zz{i:03d}" for i in range(150)] + ["aab"]
+    pattern = "(?:" + "|".join(words) + ")"
+    assert len(pattern) <= 1000
+    found = grep_tree(planted, index_for(planted), GrepQuery(pattern=pattern))
+    assert [(m.path, m.line) for m in found.matches] == [("vllm/planted.py", 2)]
+
+
+@pytest.mark.timeout(60)
 def test_grep_catastrophic_pattern_only_regex_can_run_raises_instead_of_hanging(planted: SourceTree) -> None:
     with pytest.raises(PatternTimeoutError, match=r"\(a\+\)\+\(\?=c\)"):
         grep_tree(planted, index_for(planted), GrepQuery(pattern="(a+)+(?=c)"))

@@ -15,8 +15,9 @@ import pytest
 from support.clock import START, Clock
 from support.githubapi import GitHubApi, issue_json, pull_json
 from support.issue_world import cross_ref
+from support.kb_citing import citing
 
-from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.github.client import GitHubClient, GitHubNotFoundError, GitHubUnavailableError
 from vllm_quant_mcp.knowledge.github.service import GitHubDeps
 from vllm_quant_mcp.knowledge.github.settings import GitHubSettings, RepoNotAllowedError
@@ -77,11 +78,13 @@ def api() -> Iterator[GitHubApi]:
         yield server
 
 
-def make_deps(api_url: str, cache_root: Path, clock: Clock | None = None, **env: str) -> GitHubDeps:
+def make_deps(
+    api_url: str, cache_root: Path, clock: Clock | None = None, knowledge: KnowledgeBase | None = None, **env: str
+) -> GitHubDeps:
     """The lookup's dependencies with no git history (the remote unreachable): compare and notes only."""
     config = GitHubSettings.from_env({"VLLM_QUANT_MCP_GITHUB_API": api_url, **env}, cache_root)
     client = GitHubClient(config.model_copy(update={"timeout": 0.5}), clock=clock or Clock())
-    return GitHubDeps(client, load_knowledge(), None)
+    return GitHubDeps(client, knowledge or load_knowledge(), None)
 
 
 @pytest.fixture
@@ -368,7 +371,9 @@ def test_search_rows_name_a_release_only_under_the_lookup_rules(
         issue_json(REPO, 10, state="closed", state_reason="completed"),
     ]
     api.tags.append({"name": "v0.21.0", "commit": {"sha": "0" * 40}})
-    result = search_issues(ctx, "fp8", github=make_deps(api.base_url, tmp_path))
+    # PR #59042's state is not on record, so the data cites it nowhere; a fact citing it exercises the note.
+    kb = citing(load_knowledge(), 59042, "pain-cutlass-fp4-moe-ep")
+    result = search_issues(ctx, "fp8", github=make_deps(api.base_url, tmp_path, knowledge=kb))
     rows = [(r.number, r.first_release.tag, r.first_release.released, r.first_release.basis) for r in result.rows]
     assert rows == [
         (38652, None, "no", "none"),

@@ -17,12 +17,13 @@ from support.clock import START, Clock
 from support.githttp import GitHttpServer
 from support.githubapi import REPOSITORY_ID, GitHubApi
 from support.issue_world import REPO, THREADS, serve_threads
+from support.kb_citing import citing
 from support.loopback import closed_port
 from support.mcp_session import stdio_session
 from support.releases import release_tree
 from support.vllm_remote import AFTER_NEWEST_PR, OPEN_PR, RELEASES, VllmRemote, build_vllm_remote
 
-from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.github.answers import FirstRelease
 from vllm_quant_mcp.knowledge.github.client import GitHubClient
 from vllm_quant_mcp.knowledge.github.history import HistoryRepo
@@ -74,11 +75,18 @@ def api(remote: VllmRemote) -> Iterator[GitHubApi]:
         yield server
 
 
-def make_deps(api: GitHubApi, remote_url: str, cache: Path, clock: Clock | None = None, **fields: Any) -> GitHubDeps:
+def make_deps(
+    api: GitHubApi,
+    remote_url: str,
+    cache: Path,
+    clock: Clock | None = None,
+    knowledge: KnowledgeBase | None = None,
+    **fields: Any,
+) -> GitHubDeps:
     env = {"VLLM_QUANT_MCP_GITHUB_API": api.base_url, "VLLM_QUANT_MCP_REMOTE": remote_url}
     config = GitHubSettings.from_env(env, cache).model_copy(update={"timeout": 0.5, **fields})
     client = GitHubClient(config, clock=clock or Clock())
-    return GitHubDeps(client, load_knowledge(), HistoryRepo(config.remote, config.history_dir))
+    return GitHubDeps(client, knowledge or load_knowledge(), HistoryRepo(config.remote, config.history_dir))
 
 
 @pytest.fixture
@@ -134,7 +142,9 @@ def test_an_open_issue_the_knowledge_base_calls_fixed_is_in_no_release_and_the_d
 def test_an_open_prs_test_merge_is_never_fetched_compared_or_named(
     api: GitHubApi, remote: VllmRemote, ctx: ToolContext, tmp_path: Path
 ) -> None:
-    answer = ask(ctx, make_deps(api, remote.url, tmp_path), OPEN_PR, "v0.22.0")
+    # The data once cited the open PR #53585 in the fp8 gate; a knowledge base that still does shows the disagreement.
+    kb = citing(load_knowledge(), OPEN_PR, "gate-v0.31.0-fp8-not-online")
+    answer = ask(ctx, make_deps(api, remote.url, tmp_path, knowledge=kb), OPEN_PR, "v0.22.0")
     test_merge = remote.commits["open_testmerge"]
     assert answer.pull is not None and answer.pull.merge_commit_sha is None
     assert not [r for r in api.requests if test_merge in r.path]
@@ -149,7 +159,8 @@ def test_an_open_prs_test_merge_is_never_fetched_compared_or_named(
 def test_a_fix_merged_after_the_newest_tag_is_in_no_release_and_the_curated_future_release_is_not_named(
     api: GitHubApi, remote: VllmRemote, ctx: ToolContext, tmp_path: Path
 ) -> None:
-    answer = ask(ctx, make_deps(api, remote.url, tmp_path), AFTER_NEWEST_PR, "v0.22.0")
+    kb = citing(load_knowledge(), AFTER_NEWEST_PR, "gate-v0.32.0-cutlass-fp4-moe-ep", "pain-cutlass-fp4-moe-ep")
+    answer = ask(ctx, make_deps(api, remote.url, tmp_path, knowledge=kb), AFTER_NEWEST_PR, "v0.22.0")
     first = answer.first_release
     assert (first.tag, first.released, first.basis, first.fix_commit) == (None, "no", "proven", remote.commits["fixC"])
     assert first.detail.startswith(f"no release up to the newest, v0.22.0, holds {remote.commits['fixC'][:12]} (git")

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from vllm_quant_mcp.knowledge.sources.tree import PathOutsideTreeError, SourceTree
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.sources.tree import MAX_FILE_BYTES, PathOutsideTreeError, SourceTree
 from vllm_quant_mcp.tools.read_vllm_source.models import MAX_LINES, ReadQuery
 from vllm_quant_mcp.tools.read_vllm_source.tool import SourceFileNotFoundError, read_tree
 
@@ -99,3 +100,20 @@ def test_read_clips_a_megabyte_line_and_says_how_much_is_left(tmp_path: Path) ->
     lines = read_tree(tree, ReadQuery(path="vllm/bundle.js")).text.split("\n")
     assert lines[0] == "short" and lines[2] == "end"
     assert len(lines[1]) < 1_100 and "1999000 more characters" in lines[1]
+
+
+@pytest.mark.timeout(30)
+def test_read_of_a_source_file_past_the_cap_is_refused_after_reading_the_cap(tmp_path: Path) -> None:
+    (tmp_path / "vllm").mkdir()
+    with (tmp_path / "vllm" / "huge.py").open("wb") as out:
+        out.truncate(2**40)  # sparse: a terabyte by stat, a checkout's file the loose tree would read whole
+    with pytest.raises(InvalidInputError, match=f"larger than {MAX_FILE_BYTES // 1_000_000} MB"):
+        read_tree(SourceTree(tmp_path, "v0.32.0"), ReadQuery(path="vllm/huge.py"))
+
+
+@pytest.mark.timeout(10)
+def test_read_of_a_fifo_in_a_checkout_is_not_found_instead_of_waiting_for_a_writer(tmp_path: Path) -> None:
+    (tmp_path / "vllm").mkdir()
+    os.mkfifo(tmp_path / "vllm" / "envs.py")
+    with pytest.raises(SourceFileNotFoundError):
+        read_tree(SourceTree(tmp_path, "v0.32.0"), ReadQuery(path="vllm/envs.py"))

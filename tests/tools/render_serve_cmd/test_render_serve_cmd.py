@@ -135,6 +135,7 @@ def test_fp8_on_a_bf16_checkpoint_is_rendered_as_the_loaders_redirect_target_wit
     assert ("--quantization", "fp8_per_tensor") in [(u.flag, u.value) for u in result.flags]
     (warning,) = [w for w in result.warnings if "fp8_per_tensor" in w]
     assert warning.startswith("[source]") and "bf16" in warning
+    assert "deprecated; redirected to fp8_per_tensor" in warning  # as the fp8 gate and method note say
     assert redirect["provenance"]["permalink"] in warning
     unsure = render_serve_cmd(ctx, MODEL, tag="v0.31.0", quantization="fp8")
     assert [(u.flag, u.value) for u in unsure.flags] == [("--quantization", "fp8")]
