@@ -1,0 +1,311 @@
+"""Past backend selection: the raises the selected backend's builder and impl constructors reach for an input.
+
+vLLM does not stop at picking a backend. It then builds the backend's metadata builder
+(`get_builder_cls()`) for each KV cache group and its impl (`get_impl_cls()`) for each attention
+layer, and either constructor may refuse what selection let through: at v0.23.0 FlashInfer's
+builder raises for nvfp4 KV off SM100, after FlashInfer was selected on an H100. This walk follows
+those two constructors statement by statement with the input bound (the KV dtype as
+`vllm_config.cache_config.cache_dtype`, as the `kv_cache_dtype` argument and as the KV cache spec's
+quant mode; the GPU as the interpreter's platform) and reduces each `raise` to reached, not reached,
+or conditional on a run-time check, citing the line.
+
+Bounded on purpose: the two constructors, and the methods they call on `self` (or `super()`) one
+level deep. That is where a backend checks its configuration once, at start-up; deeper calls build
+workspaces and kernel wrappers, and a walk into them would reach code that runs per batch.
+A raise counts only if its guards read the input (the KV dtype or the GPU). A condition on its way
+that the source leaves open and that reads neither (attention sinks, context parallelism, the
+model's head counts) asks about the model or the run, alike for every KV dtype: it is taken not to
+hold, as the selection assumes a plain model (no sinks, default configs). An open condition that
+does read the input makes the raise conditional, citing that condition's line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import tree_sitter
+
+from vllm_quant_mcp.knowledge.errors import InternalError
+from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
+
+from .cli_flags_modules import ClassRef
+from .interpret import CAPABILITY, INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
+from .nodes import NotLiteral, line, literal, text
+
+__all__ = ["constructor_raises"]
+
+QUANT_MODES = "vllm/v1/kv_cache_interface.py"  # get_kv_quant_mode: the spec's quant mode for a KV dtype
+MAX_STATEMENTS = 2_000  # statements walked per constructor, branches included
+
+
+@dataclass(frozen=True)
+class _Guard:
+    """A condition on the way to a statement; `negated` when the way is its else side."""
+
+    truth: bool | Unknown
+    marks: frozenset[str]
+    node: tree_sitter.Node
+    path: str
+    negated: bool = False
+
+
+class _Stop(InternalError):
+    """Control flow: the statement budget ran out (never leaves this module)."""
+
+
+def constructor_raises(
+    interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
+) -> tuple[list[BuildRaise], bool]:
+    """Raises the builder's and impl's constructors reach for `kv` on the interpreter's GPU, in source order;
+    and whether any condition on the way asked for the GPU (if not, the answer holds on every GPU)."""
+    found: list[BuildRaise] = []
+    asked_gpu = False
+    for getter, arguments in (("get_builder_cls", _builder_arguments), ("get_impl_cls", _impl_arguments)):
+        built = class_ref(interpreter.call_method(backend, getter))
+        if built is None:
+            continue
+        this = Obj("self", built)
+        entered = interpreter.enter(interpreter.member(this, "__init__"), [], arguments(interpreter, kv, head_size))
+        if entered is None:
+            continue
+        walk = _Walk(interpreter, this)
+        with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
+            walk.block(entered, entered.body, [], depth=0)
+        found += [r for r in walk.found if r not in found]
+        asked_gpu = asked_gpu or walk.asked_gpu
+    return found, asked_gpu
+
+
+def _builder_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[str, Marked]:
+    mode = interpreter.call_function(QUANT_MODES, "get_kv_quant_mode", kv_cache_dtype=kv)
+    spec = Obj("kv_cache_spec", attrs={"head_size": head_size})
+    if not isinstance(mode, Unknown):
+        spec.attrs["kv_quant_mode"] = mode
+        spec.marks["kv_quant_mode"] = frozenset({INPUT})
+    cache = Obj("cache_config", attrs={"cache_dtype": kv}, marks={"cache_dtype": frozenset({INPUT})})
+    config = Obj("vllm_config", attrs={"cache_config": cache})
+    return {"kv_cache_spec": (spec, frozenset()), "vllm_config": (config, frozenset())}
+
+
+def _impl_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[str, Marked]:
+    return {"kv_cache_dtype": (kv, frozenset({INPUT})), "head_size": (head_size, frozenset())}
+
+
+class _Walk:
+    def __init__(self, interpreter: Interpreter, this: Obj) -> None:
+        self.interpreter = interpreter
+        self.this = this
+        self.found: list[BuildRaise] = []
+        self.steps = 0
+        self.asked_gpu = False  # whether any condition walked read the GPU: if not, the answer holds on every GPU
+
+    def block(self, at: Entered, statements: list[tree_sitter.Node], guards: list[_Guard], depth: int) -> bool:
+        """Walks statements in order; False when every path through them ends in a raise or return."""
+        for stmt in statements:
+            self.steps += 1
+            if self.steps > MAX_STATEMENTS:
+                raise _Stop
+            kind = stmt.type
+            if kind == "raise_statement":
+                self._raised(at, stmt, guards)
+                return False
+            if kind == "return_statement":
+                return False
+            if kind == "if_statement":
+                if not self._if(at, stmt, guards, depth):
+                    return False
+            elif kind in ("try_statement", "with_statement"):
+                body = stmt.child_by_field_name("body")
+                if body is not None and not self.block(at, list(body.named_children), guards, depth):
+                    return False
+            elif kind in ("for_statement", "while_statement"):
+                self._loop(at, stmt, guards, depth)
+            elif not self._call_on_self(at, stmt, guards, depth):
+                self.interpreter.execute(stmt, at.scope)
+        return True
+
+    def _if(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
+        """Each clause whose condition may hold is walked on its own copy of the state; what differs is unknown."""
+        clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
+            (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
+        ]
+        for alternative in stmt.children_by_field_name("alternative"):
+            body = alternative.child_by_field_name("consequence" if alternative.type == "elif_clause" else "body")
+            clauses.append((alternative.child_by_field_name("condition"), body))
+        if clauses[-1][0] is not None:
+            clauses.append((None, None))  # no else: falling past every clause
+        before = self._state(at)
+        after: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        undecided: list[_Guard] = []  # earlier clauses that may or may not have held
+        for condition, body in clauses:
+            path = [*guards, *undecided]
+            truth: bool | Unknown = True
+            if condition is not None:
+                value, marks = self.interpreter.evaluate(condition, at.scope)
+                self.asked_gpu = self.asked_gpu or CAPABILITY in marks
+                truth = self.interpreter.truth(value)
+                if truth is False:
+                    continue
+                path += self._atoms(at, condition, truth, marks)
+            self._restore(at, before)
+            statements = list(body.named_children) if body is not None else []
+            if self.block(at, statements, path, depth):
+                after.append(self._state(at))
+            if truth is True:
+                break
+            if condition is not None:
+                undecided.append(_Guard(truth, marks, condition, at.scope.path, negated=True))
+        if not after:
+            return False
+        self._merge(at, after)
+        return True
+
+    def _atoms(
+        self, at: Entered, condition: tree_sitter.Node, truth: bool | Unknown, marks: frozenset[str]
+    ) -> list[_Guard]:
+        """An open `a and b` as its parts, so that a part about the input is told from a part about the model."""
+        if not isinstance(truth, Unknown):
+            return [_Guard(truth, marks, condition, at.scope.path)]
+        parts = _conjuncts(condition)
+        if len(parts) == 1:
+            return [_Guard(truth, marks, condition, at.scope.path)]
+        atoms = []
+        for part in parts:
+            value, part_marks = self.interpreter.evaluate(part, at.scope)
+            self.asked_gpu = self.asked_gpu or CAPABILITY in part_marks
+            atoms.append(_Guard(self.interpreter.truth(value), part_marks, part, at.scope.path))
+        return atoms
+
+    def _loop(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> None:
+        """A loop body may run or not: walked once, under the loop as an open guard, its changes made unknown."""
+        head = stmt.child_by_field_name("right") or stmt.child_by_field_name("condition")
+        marks = self.interpreter.evaluate(head, at.scope)[1] if head is not None else frozenset()
+        target = stmt.child_by_field_name("left")
+        opened = Unknown(())
+        if target is not None and target.type == "identifier":
+            at.scope.locals[text(target)] = opened
+        before = self._state(at)
+        body = stmt.child_by_field_name("body")
+        self.block(
+            at,
+            list(body.named_children) if body is not None else [],
+            [*guards, _Guard(opened, marks, stmt, at.scope.path)],
+            depth,
+        )
+        ran = self._state(at)
+        self._restore(at, before)
+        self._merge(at, [before, ran])
+
+    def _call_on_self(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
+        """`self.check(...)` or `super().__init__(...)` from the constructor: walked one level deep."""
+        call = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if depth > 0 or call is None or call.type != "call":
+            return False
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or function.type != "attribute":
+            return False
+        callee, _ = self.interpreter.evaluate(function, at.scope)
+        args: list[Marked] = []
+        kwargs: dict[str, Marked] = {}
+        for arg in arguments.named_children if arguments is not None else []:
+            if arg.type == "keyword_argument":
+                name, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+                if name is not None and value is not None:
+                    kwargs[text(name)] = self.interpreter.evaluate(value, at.scope)
+            elif arg.type in ("list_splat", "dictionary_splat"):
+                return False
+            elif arg.type != "comment":
+                args.append(self.interpreter.evaluate(arg, at.scope))
+        inner = self.interpreter.enter(callee, args, kwargs)
+        if inner is None or inner.bound is not self.this:
+            return False
+        self.block(inner, inner.body, guards, depth + 1)
+        return True
+
+    def _raised(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard]) -> None:
+        if not any(g.marks for g in guards):
+            return  # nothing on its way reads the KV dtype or the GPU: not this input's refusal
+        if any(isinstance(g.truth, Unknown) and not g.marks and not g.negated for g in guards):
+            return  # it needs a feature of the model or run the question does not ask for (module docstring)
+        open_guards = [g for g in guards if isinstance(g.truth, Unknown) and g.marks]
+        message = _message(stmt)
+        where = f"{at.where} raises {message}"
+        if not open_guards:
+            self.found.append(BuildRaise(verdict="no", why=where, path=at.scope.path, line=line(stmt)))
+            return
+        guard = open_guards[0]
+        condition = " ".join(text(guard.node).split())[:100]
+        why = f"{where} (line {line(stmt)}) if {condition} holds at run time"
+        self.found.append(BuildRaise(verdict="conditional", why=why, path=guard.path, line=line(guard.node)))
+
+    # -- the state a branch changes: the walked function's locals and self's attributes --------------------
+
+    def _state(self, at: Entered) -> tuple[dict[str, Any], dict[str, Any]]:
+        return dict(at.scope.locals), dict(self.this.attrs)
+
+    def _restore(self, at: Entered, state: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        at.scope.locals.clear()
+        at.scope.locals.update(state[0])
+        self.this.attrs.clear()
+        self.this.attrs.update(state[1])
+
+    def _merge(self, at: Entered, states: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """After branches: a name every branch left the same keeps its value; one they disagree on is unknown."""
+        for target, index in ((at.scope.locals, 0), (self.this.attrs, 1)):
+            names = {n for state in states for n in state[index]}
+            target.clear()
+            for name in names:
+                values = [state[index].get(name, _ABSENT) for state in states]
+                same = all(_same(values[0], v) for v in values[1:])
+                target[name] = values[0] if same and values[0] is not _ABSENT else Unknown(())
+
+
+_ABSENT = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Unknown | Obj) or isinstance(b, Unknown | Obj):
+        return False
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # comparing arbitrary values must not stop the walk
+        return False
+
+
+def _conjuncts(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    operator = node.child_by_field_name("operator")
+    if node.type == "boolean_operator" and operator is not None and text(operator) == "and":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            return [*_conjuncts(left), *_conjuncts(right)]
+    return [node]
+
+
+def _message(stmt: tree_sitter.Node) -> str:
+    """`ValueError: --kv-cache-dtype nvfp4 requires sm100f, ...`: the exception and its message as written."""
+    raised = stmt.named_children[0] if stmt.named_children else None
+    if raised is None or raised.type != "call":
+        return " ".join(text(stmt).split())[:160]
+    function, arguments = raised.child_by_field_name("function"), raised.child_by_field_name("arguments")
+    kind = text(function) if function is not None else "an exception"
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None:
+        return kind
+    parts = first.named_children if first.type == "concatenated_string" else [first]
+    return f"{kind}: {' '.join(''.join(_said(p) for p in parts).split())[:160]}"
+
+
+def _said(node: tree_sitter.Node) -> str:
+    """A string's value; an f-string's text, braces and all, which says as much to a reader."""
+    try:
+        return str(literal(node))
+    except NotLiteral:
+        raw = text(node).lstrip("rbfuRBFU")
+        quote = next((q for q in ('"""', "'''", '"', "'") if raw.startswith(q) and raw.endswith(q)), "")
+        return raw[len(quote) : len(raw) - len(quote)] if quote else raw
