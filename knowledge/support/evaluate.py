@@ -73,7 +73,7 @@ def kv_support(registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> J
         tag=tag,
         verdict="yes" if settled else outcome.verdict,
         basis="source",
-        via=_via(outcome),
+        via=_via(outcome) if outcome.verdict != "no" else None,  # selected, then refused: runs via nothing
         why=_kv_why(kv, gpu, cap, mode, outcome),
         evidence=[
             Evidence(
