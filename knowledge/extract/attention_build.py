@@ -30,11 +30,11 @@ import tree_sitter
 from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
 
-from .cli_flags_modules import ClassRef
-from .interpret import CAPABILITY, INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
+from .cli_flags_modules import ClassRef, Modules
+from .interpret import INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
 from .nodes import NotLiteral, line, literal, text
 
-__all__ = ["constructor_raises"]
+__all__ = ["Constructors"]
 
 QUANT_MODES = "vllm/v1/kv_cache_interface.py"  # get_kv_quant_mode: the spec's quant mode for a KV dtype
 MAX_STATEMENTS = 2_000  # statements walked per constructor, branches included
@@ -55,27 +55,123 @@ class _Stop(InternalError):
     """Control flow: the statement budget ran out (never leaves this module)."""
 
 
-def constructor_raises(
-    interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
-) -> tuple[list[BuildRaise], bool]:
-    """Raises the builder's and impl's constructors reach for `kv` on the interpreter's GPU, in source order;
-    and whether any condition on the way asked for the GPU (if not, the answer holds on every GPU)."""
-    found: list[BuildRaise] = []
-    asked_gpu = False
-    for getter, arguments in (("get_builder_cls", _builder_arguments), ("get_impl_cls", _impl_arguments)):
-        built = class_ref(interpreter.call_method(backend, getter))
-        if built is None:
-            continue
-        this = Obj("self", built)
-        entered = interpreter.enter(interpreter.member(this, "__init__"), [], arguments(interpreter, kv, head_size))
-        if entered is None:
-            continue
-        walk = _Walk(interpreter, this)
-        with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
-            walk.block(entered, entered.body, [], depth=0)
-        found += [r for r in walk.found if r not in found]
-        asked_gpu = asked_gpu or walk.asked_gpu
-    return found, asked_gpu
+class Constructors:
+    """The constructor walks of one tree; what each class's walk needs to evaluate is worked out once."""
+
+    def __init__(self) -> None:
+        self._relevant: dict[tuple[str, int], frozenset[str]] = {}
+
+    def raises(
+        self, interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
+    ) -> tuple[list[BuildRaise], frozenset[str]]:
+        """Raises the builder's and impl's constructors reach for `kv` on the interpreter's GPU, in source order;
+        and what the conditions on the way read (CAPABILITY, INPUT): the answer holds for whatever they did not."""
+        found: list[BuildRaise] = []
+        asked: set[str] = set()
+        for getter, arguments in (("get_builder_cls", _builder_arguments), ("get_impl_cls", _impl_arguments)):
+            built = class_ref(interpreter.call_method(backend, getter))
+            if built is None:
+                continue
+            this = Obj("self", built)
+            entered = interpreter.enter(interpreter.member(this, "__init__"), [], arguments(interpreter, kv, head_size))
+            if entered is None:
+                continue
+            key = (built.path, built.node.start_byte)
+            if key not in self._relevant:
+                self._relevant[key] = _relevant(interpreter.modules, built, entered.body)
+            walk = _Walk(interpreter, this, self._relevant[key])
+            with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
+                walk.block(entered, entered.body, [], depth=0)
+            found += [r for r in walk.found if r not in found]
+            asked |= walk.asked
+        return found, frozenset(asked)
+
+
+def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> frozenset[str]:
+    """The names a walk of `cls`'s constructor must compute: those its conditions read, and what they derive from.
+
+    Read from the constructor and the methods of the class it calls on self or super(), by name
+    (a local and an attribute of self alike): an assignment to anything else (a workspace, a
+    wrapper, a buffer) cannot change which raise is reached, and is not evaluated.
+    """
+    functions = [body]
+    called = {n for stmt in body for n in _self_calls(stmt)}
+    todo, seen = [cls], 0
+    while todo and seen < 8:
+        current, seen = todo.pop(0), seen + 1
+        for name in called:
+            found = modules.method(current, name, depth=0)
+            if found is not None:
+                inner = _function_body(found[1])
+                functions.append(inner)
+        todo += modules.bases(current)
+    needed: set[str] = set()
+    assignments: list[tuple[set[str], set[str]]] = []
+    for statements in functions:
+        for stmt in statements:
+            _collect(stmt, needed, assignments)
+    grown = True
+    while grown:
+        grown = False
+        for targets, sources in assignments:
+            if targets & needed and not sources <= needed:
+                needed |= sources
+                grown = True
+    return frozenset(needed)
+
+
+def _collect(node: tree_sitter.Node, needed: set[str], assignments: list[tuple[set[str], set[str]]]) -> None:
+    """Conditions' names into `needed`, and each assignment's targets and sources, in one pass over a body."""
+    kind = node.type
+    if kind in ("if_statement", "elif_clause", "while_statement"):
+        condition = node.child_by_field_name("condition")
+        if condition is not None:
+            needed |= _names(condition)
+    elif kind == "for_statement":
+        right = node.child_by_field_name("right")
+        if right is not None:
+            needed |= _names(right)
+    elif kind == "assignment":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            targets = (
+                {text(left.child_by_field_name("attribute") or left)} if left.type == "attribute" else _names(left)
+            )
+            assignments.append((targets, _names(right)))
+    elif kind == "call" and _self_calls(node):
+        arguments = node.child_by_field_name("arguments")
+        if arguments is not None:
+            needed |= _names(arguments)
+    for child in node.named_children:
+        if child.type not in ("function_definition", "class_definition"):
+            _collect(child, needed, assignments)
+
+
+def _names(node: tree_sitter.Node) -> set[str]:
+    if node.type == "identifier":
+        return {text(node)}
+    found: set[str] = set()
+    for child in node.named_children:
+        found |= _names(child)
+    return found
+
+
+def _self_calls(node: tree_sitter.Node) -> set[str]:
+    """`NAME` of each `self.NAME(...)` / `super().NAME(...)` call directly in this statement or call."""
+    call = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
+    function = call.child_by_field_name("function") if call.type == "call" else None
+    if function is None or function.type != "attribute":
+        return set()
+    owner, name = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    if owner is None or name is None or text(owner) not in ("self", "super()"):
+        return set()
+    return {text(name)}
+
+
+def _function_body(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+    body = definition.child_by_field_name("body") if definition is not None else None
+    return list(body.named_children) if body is not None else []
 
 
 def _builder_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[str, Marked]:
@@ -94,12 +190,13 @@ def _impl_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[s
 
 
 class _Walk:
-    def __init__(self, interpreter: Interpreter, this: Obj) -> None:
+    def __init__(self, interpreter: Interpreter, this: Obj, relevant: frozenset[str]) -> None:
         self.interpreter = interpreter
         self.this = this
+        self.relevant = relevant
         self.found: list[BuildRaise] = []
         self.steps = 0
-        self.asked_gpu = False  # whether any condition walked read the GPU: if not, the answer holds on every GPU
+        self.asked: set[str] = set()  # what the conditions walked read: the GPU, the input (else alike for all)
 
     def block(self, at: Entered, statements: list[tree_sitter.Node], guards: list[_Guard], depth: int) -> bool:
         """Walks statements in order; False when every path through them ends in a raise or return."""
@@ -122,9 +219,27 @@ class _Walk:
                     return False
             elif kind in ("for_statement", "while_statement"):
                 self._loop(at, stmt, guards, depth)
-            elif not self._call_on_self(at, stmt, guards, depth):
+            elif not self._call_on_self(at, stmt, guards, depth) and self._needed(stmt):
                 self.interpreter.execute(stmt, at.scope)
         return True
+
+    def _asked(self, marks: frozenset[str]) -> None:
+        self.asked |= marks
+
+    def _needed(self, stmt: tree_sitter.Node) -> bool:
+        """An import, or an assignment to a name some condition reads (see `_relevant`); nothing else matters."""
+        if stmt.type == "import_from_statement":
+            return True
+        inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if inner is None or inner.type != "assignment":
+            return False
+        left = inner.child_by_field_name("left")
+        if left is None:
+            return False
+        if left.type == "attribute":
+            name = left.child_by_field_name("attribute")
+            return name is not None and text(name) in self.relevant
+        return bool(_names(left) & self.relevant)
 
     def _if(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
         """Each clause whose condition may hold is walked on its own copy of the state; what differs is unknown."""
@@ -144,7 +259,7 @@ class _Walk:
             truth: bool | Unknown = True
             if condition is not None:
                 value, marks = self.interpreter.evaluate(condition, at.scope)
-                self.asked_gpu = self.asked_gpu or CAPABILITY in marks
+                self._asked(marks)
                 truth = self.interpreter.truth(value)
                 if truth is False:
                     continue
@@ -174,7 +289,7 @@ class _Walk:
         atoms = []
         for part in parts:
             value, part_marks = self.interpreter.evaluate(part, at.scope)
-            self.asked_gpu = self.asked_gpu or CAPABILITY in part_marks
+            self._asked(part_marks)
             atoms.append(_Guard(self.interpreter.truth(value), part_marks, part, at.scope.path))
         return atoms
 

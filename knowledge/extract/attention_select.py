@@ -26,9 +26,9 @@ from vllm_quant_mcp.knowledge.registry.matrix import (
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-from .attention_build import constructor_raises
+from .attention_build import Constructors
 from .cli_flags_modules import ClassRef, Modules
-from .interpret import Cap, Interpreter, Member, Shared, Unknown
+from .interpret import CAPABILITY, INPUT, Cap, Interpreter, Member, Shared, Unknown
 from .nodes import line
 
 __all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector"]
@@ -87,6 +87,7 @@ class Selector:
         self._verdicts: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str]]] = {}
         self._forks: dict[tuple[tuple[tuple[str, int], Any], ...], Selector] = {}
         self._built: dict[tuple[Any, ...], list[BuildRaise]] = {}
+        self._constructors = Constructors()
 
     def interpreter(self, cap: Cap) -> Interpreter:
         if cap not in self._interpreters:
@@ -170,20 +171,21 @@ class Selector:
     def construction(self, name: str, mode: Mode, kv: str, cap: Cap) -> list[BuildRaise]:
         """The raises the selected backend's builder and impl constructors reach for `kv` (attention_build.py).
 
-        Kept per backend, head size and KV dtype, and per GPU only where a condition on the way asked for it.
+        Kept per backend and head size, and per KV dtype and GPU only where a condition on the way read them.
         """
         ref = self.classes.get(name)
         if ref is None:
             return []
         head_size = _SHAPES[mode]["head_size"]
-        key = (name, head_size, kv)
-        if (*key, None) in self._built:
-            return self._built[(*key, None)]
-        if (*key, cap) not in self._built:
-            raised, asked_gpu = constructor_raises(self.interpreter(cap), ref, kv, head_size)
-            self._built[(*key, cap if asked_gpu else None)] = raised
+        for key in ((name, head_size, None, None), (name, head_size, kv, None), (name, head_size, None, cap)):
+            if key in self._built:
+                return self._built[key]
+        if (name, head_size, kv, cap) not in self._built:
+            raised, asked = self._constructors.raises(self.interpreter(cap), ref, kv, head_size)
+            key = (name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)
+            self._built[key] = raised
             return raised
-        return self._built[(*key, cap)]
+        return self._built[(name, head_size, kv, cap)]
 
     def _both_ways(self, unknown: Unknown, mode: Mode, kv: str, cap: Cap) -> CapOutcome | None:
         """When the priority list waits on run-time checks, the selection with each check passing and failing.

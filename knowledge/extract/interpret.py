@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 MAX_STEPS = 20_000
+# A statement of a walk that follows the path itself: enough for the predicates and small helpers it
+# calls, not for the workspaces and wrappers a constructor builds, which decide nothing about refusals.
+STEP_BUDGET = 400
 MAX_DEPTH = 24
 
 
@@ -255,6 +258,7 @@ class Interpreter:
         self.forced = forced or {}  # run-time checks decided by the caller: (path, line) -> the value assumed
         self._assumed: set[str] = set()
         self._steps = 0
+        self._budget = MAX_STEPS
         self._depth = 0
         self._cache: dict[tuple[Any, ...], tuple[Any, frozenset[str], int]] = {}
         self.decided_at: tuple[str, int] | None = None  # the `return` that gave the last call's answer
@@ -297,7 +301,7 @@ class Interpreter:
 
     def run(self, fn: _Function, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """One evaluation from the top; `assumed` afterwards names the env defaults it relied on."""
-        self._steps = 0
+        self._steps, self._budget = 0, MAX_STEPS
         self._assumed = set()
         try:
             return self._call(fn, args, kwargs)
@@ -331,8 +335,8 @@ class Interpreter:
         return Entered(scope, list(body.named_children) if body is not None else [], where, callee.bound)
 
     def evaluate(self, node: tree_sitter.Node, scope: Scope) -> Marked:
-        """An expression's value, with the marks (the GPU, the input) of what it read."""
-        self._steps = 0
+        """An expression's value, with the marks (the GPU, the input) of what it read, within STEP_BUDGET."""
+        self._steps, self._budget = 0, STEP_BUDGET
         self._assumed = set()
         try:
             value = self._expr(node, scope)
@@ -346,7 +350,7 @@ class Interpreter:
         A raise or return inside a function it calls ends that call's effects only: which raises
         count is the caller's walk to decide, not this statement's.
         """
-        self._steps = 0
+        self._steps, self._budget = 0, STEP_BUDGET
         self._assumed = set()
         with contextlib.suppress(_Raise, _TooComplex, _Return):
             self._statement(stmt, scope)
@@ -478,7 +482,7 @@ class Interpreter:
 
     def _tick(self, node: tree_sitter.Node, frame: _Frame) -> None:
         self._steps += 1
-        if self._steps > MAX_STEPS:
+        if self._steps > self._budget:
             raise _TooComplex(Reason("too many steps to follow", frame.path, line(node)))
 
     def _assign(self, node: tree_sitter.Node, frame: _Frame) -> None:
@@ -863,7 +867,7 @@ class Interpreter:
 
     def _platform_attr(self, platform: _Platform, attr: str, frame: _Frame, node: tree_sitter.Node) -> Any:
         cap = platform.capability
-        self._assumed.add(_CAPABILITY)
+        # The platform's kind is the same for every GPU an interpreter of this platform is asked about.
         kinds = {"is_cuda": "cuda", "is_rocm": "rocm", "is_cpu": "cpu", "is_xpu": "xpu", "is_tpu": "tpu"}
         if attr in kinds:
             return _Builtin(lambda: platform.kind == kinds[attr])
@@ -871,6 +875,7 @@ class Interpreter:
             return _Builtin(lambda: platform.kind in ("cuda", "rocm"))
         if attr == "device_type":
             return {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu"}.get(platform.kind, "cpu")
+        self._assumed.add(_CAPABILITY)
         if cap is None:
             return _unknown(f"current_platform.{attr} needs a GPU", frame.path, node)
         if attr == "get_device_capability":

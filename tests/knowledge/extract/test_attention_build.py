@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vllm_quant_mcp.knowledge.extract.attention_build import constructor_raises
+from vllm_quant_mcp.knowledge.extract.attention_build import Constructors
 from vllm_quant_mcp.knowledge.extract.cli_flags_modules import ClassRef, Modules
-from vllm_quant_mcp.knowledge.extract.interpret import Cap, Interpreter
+from vllm_quant_mcp.knowledge.extract.interpret import CAPABILITY, INPUT, Cap, Interpreter
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 BACKEND = """\
@@ -80,22 +80,22 @@ def _line(text: str) -> int:
 
 def test_a_raise_guarded_by_the_kv_dtype_and_the_gpu_is_reached_off_that_gpu_only(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    hopper, asked_gpu = constructor_raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "nvfp4", 128)
+    hopper, asked = Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "nvfp4", 128)
     (raised,) = hopper
     assert (raised.verdict, raised.path, raised.line) == ("no", "vllm/backend.py", _line("nvfp4 needs sm100"))
     assert raised.why == "Builder.__init__ raises ValueError: nvfp4 needs sm100"
-    assert asked_gpu
-    assert constructor_raises(Interpreter(modules, "cuda", Cap(10, 0)), backend, "nvfp4", 128) == ([], True)
+    assert asked == {CAPABILITY, INPUT}  # kept per KV dtype and per GPU
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(10, 0)), backend, "nvfp4", 128)[0] == []
 
 
 def test_a_raise_that_also_needs_a_model_feature_does_not_count_against_the_kv_dtype(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    assert constructor_raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "fp8", 128) == ([], False)
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "fp8", 128)[0] == []
 
 
 def test_a_guard_on_the_kv_dtype_left_to_run_time_is_conditional_citing_the_guard(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    (raised,), _ = constructor_raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "fp8_e5m2", 128)
+    (raised,), _ = Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "fp8_e5m2", 128)
     assert raised.verdict == "conditional"
     assert raised.line == _line('if self.cache_dtype == "fp8_e5m2"')
     assert f"(line {_line('e5m2 kernels not built')})" in raised.why
@@ -103,13 +103,13 @@ def test_a_guard_on_the_kv_dtype_left_to_run_time_is_conditional_citing_the_guar
 
 def test_a_raise_in_a_method_the_constructor_calls_on_self_is_followed_one_level_deep(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    (raised,), asked_gpu = constructor_raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 128)
+    (raised,), asked = Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 128)
     assert (raised.verdict, raised.line) == ("no", _line("needs head size 64"))
     assert raised.why.startswith("Impl._refuse raises ValueError: {dtype} needs head size 64")
-    assert not asked_gpu
-    assert constructor_raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 64) == ([], False)
+    assert CAPABILITY not in asked  # the same answer on every GPU
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 64)[0] == []
 
 
 def test_a_dtype_no_guard_names_reaches_nothing(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    assert constructor_raises(Interpreter(modules, "cuda", Cap(8, 0)), backend, "auto", 128) == ([], False)
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(8, 0)), backend, "auto", 128)[0] == []
