@@ -60,6 +60,7 @@ class Constructors:
 
     def __init__(self) -> None:
         self._relevant: dict[tuple[str, int], frozenset[str]] = {}
+        self._matters: dict[tuple[str, int, int], bool] = {}
 
     def raises(
         self, interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
@@ -79,7 +80,7 @@ class Constructors:
             key = (built.path, built.node.start_byte)
             if key not in self._relevant:
                 self._relevant[key] = _relevant(interpreter.modules, built, entered.body)
-            walk = _Walk(interpreter, this, self._relevant[key])
+            walk = _Walk(interpreter, this, self._relevant[key], self._matters)
             with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
                 walk.block(entered, entered.body, [], depth=0)
             found += [r for r in walk.found if r not in found]
@@ -190,10 +191,13 @@ def _impl_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[s
 
 
 class _Walk:
-    def __init__(self, interpreter: Interpreter, this: Obj, relevant: frozenset[str]) -> None:
+    def __init__(
+        self, interpreter: Interpreter, this: Obj, relevant: frozenset[str], matters: dict[tuple[str, int, int], bool]
+    ) -> None:
         self.interpreter = interpreter
         self.this = this
         self.relevant = relevant
+        self.matters = matters  # per compound statement: whether it holds a raise, a self call or a needed assignment
         self.found: list[BuildRaise] = []
         self.steps = 0
         self.asked: set[str] = set()  # what the conditions walked read: the GPU, the input (else alike for all)
@@ -210,6 +214,8 @@ class _Walk:
                 return False
             if kind == "return_statement":
                 return False
+            if kind in _COMPOUND and not self._matters(at.scope.path, stmt):
+                continue
             if kind == "if_statement":
                 if not self._if(at, stmt, guards, depth):
                     return False
@@ -222,6 +228,35 @@ class _Walk:
             elif not self._call_on_self(at, stmt, guards, depth) and self._needed(stmt):
                 self.interpreter.execute(stmt, at.scope)
         return True
+
+    def _matters(self, path: str, stmt: tree_sitter.Node) -> bool:
+        """Whether walking a compound statement can find a raise or change what a condition reads."""
+        key = (path, stmt.start_byte, id(self.relevant))
+        if key not in self.matters:
+            self.matters[key] = self._holds_needed(stmt)
+        return self.matters[key]
+
+    def _holds_needed(self, node: tree_sitter.Node) -> bool:
+        if node.type in ("raise_statement", "import_from_statement") or _self_calls(node):
+            return True
+        if node.type == "expression_statement" and self._needed(node):
+            return True
+        return any(
+            self._holds_needed(child)
+            for child in node.named_children
+            if child.type not in ("function_definition", "class_definition")
+        )
+
+    def _taint(self, at: Entered, before: tuple[dict[str, Any], dict[str, Any]], marks: frozenset[str]) -> None:
+        """What a branch set depends on what chose the branch: `if gpu_ok: self.x = True` makes x read the GPU."""
+        if not marks:
+            return
+        for name, value in at.scope.locals.items():
+            if before[0].get(name, _ABSENT) is not value:
+                at.scope.marks[name] = at.scope.marks.get(name, frozenset()) | marks
+        for name, value in self.this.attrs.items():
+            if before[1].get(name, _ABSENT) is not value:
+                self.this.marks[name] = self.this.marks.get(name, frozenset()) | marks
 
     def _asked(self, marks: frozenset[str]) -> None:
         self.asked |= marks
@@ -253,25 +288,27 @@ class _Walk:
             clauses.append((None, None))  # no else: falling past every clause
         before = self._state(at)
         after: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        undecided: list[_Guard] = []  # earlier clauses that may or may not have held
+        earlier: list[_Guard] = []  # the else sides of earlier clauses: held, or left open
         for condition, body in clauses:
-            path = [*guards, *undecided]
+            path = [*guards, *earlier]
             truth: bool | Unknown = True
             if condition is not None:
                 value, marks = self.interpreter.evaluate(condition, at.scope)
                 self._asked(marks)
                 truth = self.interpreter.truth(value)
-                if truth is False:
+                if truth is False:  # the way on passes its else side: a guard too, holding
+                    earlier.append(_Guard(True, marks, condition, at.scope.path, negated=True))
                     continue
                 path += self._atoms(at, condition, truth, marks)
             self._restore(at, before)
             statements = list(body.named_children) if body is not None else []
             if self.block(at, statements, path, depth):
+                self._taint(at, before, frozenset().union(*(g.marks for g in path[len(guards) :])))
                 after.append(self._state(at))
             if truth is True:
                 break
             if condition is not None:
-                undecided.append(_Guard(truth, marks, condition, at.scope.path, negated=True))
+                earlier.append(_Guard(truth, marks, condition, at.scope.path, negated=True))
         if not after:
             return False
         self._merge(at, after)
@@ -378,6 +415,7 @@ class _Walk:
 
 
 _ABSENT = object()
+_COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement"})
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -42,6 +42,12 @@ class Impl:
     def __init__(self, num_heads, head_size, kv_cache_dtype, sinks=None):
         if sinks is not None:
             raise ValueError("sinks need a head count")
+        if current_platform.has_device_capability(90):
+            self.fast = True
+        else:
+            self.fast = False
+        if not self.fast:
+            raise ValueError("needs sm90")
         if kv_cache_dtype == "int8" and head_size != 64:
             self._refuse(kv_cache_dtype)
 
@@ -106,10 +112,16 @@ def test_a_raise_in_a_method_the_constructor_calls_on_self_is_followed_one_level
     (raised,), asked = Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 128)
     assert (raised.verdict, raised.line) == ("no", _line("needs head size 64"))
     assert raised.why.startswith("Impl._refuse raises ValueError: {dtype} needs head size 64")
-    assert CAPABILITY not in asked  # the same answer on every GPU
+    assert INPUT in asked
     assert Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "int8", 64)[0] == []
+
+
+def test_a_flag_set_under_a_gpu_check_carries_the_gpu_into_the_raise_it_guards(tmp_path: Path) -> None:
+    modules, backend = _backend(tmp_path)
+    (raised,), asked = Constructors().raises(Interpreter(modules, "cuda", Cap(8, 0)), backend, "auto", 128)
+    assert (raised.verdict, raised.line, CAPABILITY in asked) == ("no", _line("needs sm90"), True)
 
 
 def test_a_dtype_no_guard_names_reaches_nothing(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
-    assert Constructors().raises(Interpreter(modules, "cuda", Cap(8, 0)), backend, "auto", 128)[0] == []
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "auto", 128)[0] == []
