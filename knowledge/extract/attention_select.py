@@ -86,7 +86,7 @@ class Selector:
         self._outcomes: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str], bool]] = {}
         self._verdicts: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str]]] = {}
         self._forks: dict[tuple[tuple[tuple[str, int], Any], ...], Selector] = {}
-        self._built: dict[tuple[Any, ...], list[BuildRaise]] = {}
+        self._built: dict[tuple[str, int, str | None, Cap | None], list[BuildRaise]] = {}
         self._constructors = Constructors()
 
     def interpreter(self, cap: Cap) -> Interpreter:
@@ -177,15 +177,18 @@ class Selector:
         if ref is None:
             return []
         head_size = _SHAPES[mode]["head_size"]
-        for key in ((name, head_size, None, None), (name, head_size, kv, None), (name, head_size, None, cap)):
+        keys: list[tuple[str, int, str | None, Cap | None]] = [
+            (name, head_size, None, None),
+            (name, head_size, kv, None),
+            (name, head_size, None, cap),
+            (name, head_size, kv, cap),
+        ]
+        for key in keys:
             if key in self._built:
                 return self._built[key]
-        if (name, head_size, kv, cap) not in self._built:
-            raised, asked = self._constructors.raises(self.interpreter(cap), ref, kv, head_size)
-            key = (name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)
-            self._built[key] = raised
-            return raised
-        return self._built[(name, head_size, kv, cap)]
+        raised, asked = self._constructors.raises(self.interpreter(cap), ref, kv, head_size)
+        self._built[(name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)] = raised
+        return raised
 
     def _both_ways(self, unknown: Unknown, mode: Mode, kv: str, cap: Cap) -> CapOutcome | None:
         """When the priority list waits on run-time checks, the selection with each check passing and failing.
