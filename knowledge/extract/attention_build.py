@@ -89,11 +89,13 @@ class Constructors:
 
 
 def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> frozenset[str]:
-    """The names a walk of `cls`'s constructor must compute: those its conditions read, and what they derive from.
+    """The names a walk of `cls`'s constructor must compute: what the conditions on the way to a raise read.
 
     Read from the constructor and the methods of the class it calls on self or super(), by name
-    (a local and an attribute of self alike): an assignment to anything else (a workspace, a
-    wrapper, a buffer) cannot change which raise is reached, and is not evaluated.
+    (a local and an attribute of self alike), to a fixpoint: a condition over a raise or a call on
+    self, what an assignment to a needed name reads, and the condition over such an assignment.
+    Anything else (a workspace, a wrapper, a buffer, a flag only a kernel call reads) cannot change
+    which raise is reached, and is not evaluated.
     """
     functions = [body]
     called = {n for stmt in body for n in _self_calls(stmt)}
@@ -103,49 +105,68 @@ def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> 
         for name in called:
             found = modules.method(current, name, depth=0)
             if found is not None:
-                inner = _function_body(found[1])
-                functions.append(inner)
+                functions.append(_function_body(found[1]))
         todo += modules.bases(current)
     needed: set[str] = set()
-    assignments: list[tuple[set[str], set[str]]] = []
+    # (what it reads, the names it assigns under it, whether a raise or a call on self is under it)
+    items: list[tuple[set[str], set[str], bool]] = []
     for statements in functions:
         for stmt in statements:
-            _collect(stmt, needed, assignments)
+            _collect(stmt, needed, items)
     grown = True
     while grown:
         grown = False
-        for targets, sources in assignments:
-            if targets & needed and not sources <= needed:
-                needed |= sources
+        for reads, assigns, decisive in items:
+            if (decisive or assigns & needed) and not reads <= needed:
+                needed |= reads
                 grown = True
     return frozenset(needed)
 
 
-def _collect(node: tree_sitter.Node, needed: set[str], assignments: list[tuple[set[str], set[str]]]) -> None:
-    """Conditions' names into `needed`, and each assignment's targets and sources, in one pass over a body."""
+def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str], set[str], bool]]) -> None:
+    """Each condition and assignment of a body as (reads, assigns, decisive), in one pass; call arguments to needed."""
     kind = node.type
-    if kind in ("if_statement", "elif_clause", "while_statement"):
-        condition = node.child_by_field_name("condition")
-        if condition is not None:
-            needed |= _names(condition)
-    elif kind == "for_statement":
-        right = node.child_by_field_name("right")
-        if right is not None:
-            needed |= _names(right)
+    if kind in ("if_statement", "elif_clause", "while_statement", "for_statement"):
+        head = node.child_by_field_name("right" if kind == "for_statement" else "condition")
+        if head is not None:
+            assigns, decisive = _under(node)
+            items.append((_names(head), assigns, decisive))
     elif kind == "assignment":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is not None and right is not None:
-            targets = (
-                {text(left.child_by_field_name("attribute") or left)} if left.type == "attribute" else _names(left)
-            )
-            assignments.append((targets, _names(right)))
+            items.append((_names(right), _targets(left), False))
     elif kind == "call" and _self_calls(node):
         arguments = node.child_by_field_name("arguments")
         if arguments is not None:
             needed |= _names(arguments)
     for child in node.named_children:
         if child.type not in ("function_definition", "class_definition"):
-            _collect(child, needed, assignments)
+            _collect(child, needed, items)
+
+
+def _under(node: tree_sitter.Node) -> tuple[set[str], bool]:
+    """The names assigned inside a compound statement, and whether a raise or a call on self is inside."""
+    assigns: set[str] = set()
+    decisive = False
+    todo = list(node.named_children)
+    while todo:
+        child = todo.pop()
+        if child.type in ("function_definition", "class_definition"):
+            continue
+        if child.type == "raise_statement" or _self_calls(child):
+            decisive = True
+        elif child.type == "assignment":
+            left = child.child_by_field_name("left")
+            assigns |= _targets(left) if left is not None else set()
+        todo += child.named_children
+    return assigns, decisive
+
+
+def _targets(left: tree_sitter.Node) -> set[str]:
+    if left.type == "attribute":
+        name = left.child_by_field_name("attribute")
+        return {text(name)} if name is not None else set()
+    return _names(left)
 
 
 def _names(node: tree_sitter.Node) -> set[str]:
@@ -293,13 +314,12 @@ class _Walk:
             path = [*guards, *earlier]
             truth: bool | Unknown = True
             if condition is not None:
-                value, marks = self.interpreter.evaluate(condition, at.scope)
-                self._asked(marks)
-                truth = self.interpreter.truth(value)
+                truth, atoms = self._condition(at, condition)
+                marks = frozenset().union(*(a.marks for a in atoms))
                 if truth is False:  # the way on passes its else side: a guard too, holding
                     earlier.append(_Guard(True, marks, condition, at.scope.path, negated=True))
                     continue
-                path += self._atoms(at, condition, truth, marks)
+                path += atoms
             self._restore(at, before)
             statements = list(body.named_children) if body is not None else []
             if self.block(at, statements, path, depth):
@@ -314,21 +334,24 @@ class _Walk:
         self._merge(at, after)
         return True
 
-    def _atoms(
-        self, at: Entered, condition: tree_sitter.Node, truth: bool | Unknown, marks: frozenset[str]
-    ) -> list[_Guard]:
-        """An open `a and b` as its parts, so that a part about the input is told from a part about the model."""
-        if not isinstance(truth, Unknown):
-            return [_Guard(truth, marks, condition, at.scope.path)]
-        parts = _conjuncts(condition)
-        if len(parts) == 1:
-            return [_Guard(truth, marks, condition, at.scope.path)]
-        atoms = []
-        for part in parts:
-            value, part_marks = self.interpreter.evaluate(part, at.scope)
-            self._asked(part_marks)
-            atoms.append(_Guard(self.interpreter.truth(value), part_marks, part, at.scope.path))
-        return atoms
+    def _condition(self, at: Entered, condition: tree_sitter.Node) -> tuple[bool | Unknown, list[_Guard]]:
+        """A condition's truth, `a and b` part by part, so a part about the input is told from one about the model.
+
+        Parts are read left to right until one is false (the whole is) or open without reading the
+        input or GPU: a raise under it is the model's business whatever the rest says (module docstring).
+        """
+        atoms: list[_Guard] = []
+        for part in _conjuncts(condition):
+            value, marks = self.interpreter.evaluate(part, at.scope)
+            self._asked(marks)
+            truth = self.interpreter.truth(value)
+            atoms.append(_Guard(truth, marks, part, at.scope.path))
+            if truth is False:
+                return False, atoms
+            if isinstance(truth, Unknown) and not marks:
+                break
+        opened = [a.truth for a in atoms if isinstance(a.truth, Unknown)]
+        return (opened[0] if opened else True), atoms
 
     def _loop(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> None:
         """A loop body may run or not: walked once, under the loop as an open guard, its changes made unknown."""
