@@ -6,6 +6,8 @@ checks that a plain `vllm serve` can fail on (head size, model dtype, KV dtype, 
 sparse match, compute capability, and the backend's own `supports_combination`), each
 answered by interpreting that backend's classmethod. A backend that might pass (a check
 left to run time) before the first one that surely passes makes the outcome conditional.
+Then, as vLLM builds the selected backend's metadata builder and impl, their constructors'
+raises that the input reaches (attention_build.py) turn the outcome to no or conditional.
 """
 
 from __future__ import annotations
@@ -13,11 +15,20 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from vllm_quant_mcp.knowledge.registry.matrix import PRIORITY_LIST, BackendVerdict, CapOutcome, Check, Mode, Verdict
+from vllm_quant_mcp.knowledge.registry.matrix import (
+    PRIORITY_LIST,
+    BackendVerdict,
+    BuildRaise,
+    CapOutcome,
+    Check,
+    Mode,
+    Verdict,
+)
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
+from .attention_build import Constructors
 from .cli_flags_modules import ClassRef, Modules
-from .interpret import Cap, Interpreter, Member, Shared, Unknown
+from .interpret import CAPABILITY, INPUT, Cap, Interpreter, Member, Shared, Unknown
 from .nodes import line
 
 __all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector"]
@@ -50,6 +61,7 @@ ASSUMED = (
     "a bfloat16 model with head size 128 (576 with MLA), no attention sinks, no multimodal prefix, "
     "the default attention config"
 )
+
 REGISTRY = "vllm/v1/attention/backends/registry.py"
 
 
@@ -74,6 +86,8 @@ class Selector:
         self._outcomes: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str], bool]] = {}
         self._verdicts: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str]]] = {}
         self._forks: dict[tuple[tuple[tuple[str, int], Any], ...], Selector] = {}
+        self._built: dict[tuple[str, int, str | None, Cap | None], list[BuildRaise]] = {}
+        self._constructors = Constructors()
 
     def interpreter(self, cap: Cap) -> Interpreter:
         if cap not in self._interpreters:
@@ -136,20 +150,45 @@ class Selector:
                 break
         chosen = next((v for v in considered if v.verdict == "yes"), None)
         pending = [v for v in considered if v.verdict == "conditional"]
+        construction = self.construction(chosen.backend, mode, kv, cap) if chosen is not None else []
+        refused = any(c.verdict == "no" for c in construction)
         final: Verdict
-        if chosen is not None and not pending:
-            final = "yes"
-        elif chosen is None and not pending:
+        if pending or (construction and not refused):
+            final = "conditional"
+        elif chosen is None or refused:
             final = "no"
         else:
-            final = "conditional"
+            final = "yes"
         return CapOutcome(
             capabilities=[str(cap)],
             verdict=final,
             backend=chosen.backend if chosen is not None else None,
             considered=considered,
+            construction=construction,
             assumptions=sorted(assumed),
         )
+
+    def construction(self, name: str, mode: Mode, kv: str, cap: Cap) -> list[BuildRaise]:
+        """The raises the selected backend's builder and impl constructors reach for `kv` (attention_build.py).
+
+        Kept per backend and head size, and per KV dtype and GPU only where a condition on the way read them.
+        """
+        ref = self.classes.get(name)
+        if ref is None:
+            return []
+        head_size = _SHAPES[mode]["head_size"]
+        keys: list[tuple[str, int, str | None, Cap | None]] = [
+            (name, head_size, None, None),
+            (name, head_size, kv, None),
+            (name, head_size, None, cap),
+            (name, head_size, kv, cap),
+        ]
+        for key in keys:
+            if key in self._built:
+                return self._built[key]
+        raised, asked = self._constructors.raises(self.interpreter(cap), ref, kv, head_size)
+        self._built[(name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)] = raised
+        return raised
 
     def _both_ways(self, unknown: Unknown, mode: Mode, kv: str, cap: Cap) -> CapOutcome | None:
         """When the priority list waits on run-time checks, the selection with each check passing and failing.
@@ -294,7 +333,8 @@ def _key(outcome: CapOutcome) -> tuple[Any, ...]:
     considered = tuple(
         (b.backend, b.verdict, tuple((c.why, c.path, c.line) for c in b.checks)) for b in outcome.considered
     )
-    return (outcome.verdict, outcome.backend, considered, tuple(outcome.assumptions))
+    built = tuple((c.why, c.path, c.line) for c in outcome.construction)
+    return (outcome.verdict, outcome.backend, considered, built, tuple(outcome.assumptions))
 
 
 _CHECKS: dict[Mode, list[tuple[str, Any]]] = {mode: _checks(shape) for mode, shape in _SHAPES.items()}

@@ -171,6 +171,8 @@ class Modules:
         superclasses = cls.node.child_by_field_name("superclasses")
         found: list[ClassRef] = []
         for base in superclasses.named_children if superclasses is not None else []:
+            if base.type == "subscript":  # a generic base, `Builder[Metadata]`: the class is its value
+                base = base.child_by_field_name("value") or base
             if base.type == "identifier":
                 ref = self.find_class(text(base), cls.path)
                 if ref is not None:

@@ -19,6 +19,7 @@ An undecided `if` runs both branches: equal results are still decided.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,9 +32,26 @@ from vllm_quant_mcp.knowledge.errors import InternalError
 from .cli_flags_modules import ClassRef, Modules
 from .nodes import NotLiteral, line, literal, text
 
-__all__ = ["Cap", "Interpreter", "Member", "Reason", "Shared", "Unknown"]
+__all__ = [
+    "CAPABILITY",
+    "INPUT",
+    "Cap",
+    "Entered",
+    "Interpreter",
+    "Marked",
+    "Member",
+    "Obj",
+    "Reason",
+    "Scope",
+    "Shared",
+    "Unknown",
+    "class_ref",
+]
 
 MAX_STEPS = 20_000
+# A statement of a walk that follows the path itself: enough for the predicates and small helpers it
+# calls, not for the workspaces and wrappers a constructor builds, which decide nothing about refusals.
+STEP_BUDGET = 400
 MAX_DEPTH = 24
 
 
@@ -81,18 +99,46 @@ class _Class:
     ref: ClassRef
 
 
+@dataclass(eq=False)
+class Obj:
+    """An object known attribute by attribute: one under construction (`ref` its class), or a run's input.
+
+    `marks` says which attributes hold (or were computed from) the input a caller asks about, so that
+    a condition reading them is known to depend on it. Compared and hashed by identity, and never
+    part of a cached call: its attributes change as a constructor runs.
+    """
+
+    what: str  # how a reason names it: "vllm_config", "self"
+    ref: ClassRef | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    marks: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class _Function:
     path: str
     node: tree_sitter.Node  # function_definition
-    bound: _Class | None = None  # cls of a classmethod (or self's class)
+    bound: _Class | Obj | None = None  # cls of a classmethod, or self
     owner: ClassRef | None = None  # class that defines it, for super()
 
 
 @dataclass(frozen=True)
 class _Super:
-    bound: _Class
+    bound: _Class | Obj
     after: ClassRef
+
+
+Marked = tuple[Any, frozenset[str]]  # a value and the marks of what computing it read
+
+
+@dataclass
+class Entered:
+    """A call about to run: its scope, its statements, `Class.method` for messages, and its self (or cls)."""
+
+    scope: Scope
+    body: list[tree_sitter.Node]
+    where: str
+    bound: Any
 
 
 @dataclass(frozen=True)
@@ -130,12 +176,18 @@ class _TooComplex(InternalError):
 
 
 @dataclass
-class _Frame:
+class Scope:
+    """The locals of one interpreted function, and what the interpreter learns from reading them."""
+
     path: str
     locals: dict[str, Any] = field(default_factory=dict)
     owner: ClassRef | None = None
-    bound: _Class | None = None
+    bound: _Class | Obj | None = None
     read: set[str] = field(default_factory=set)  # names looked up in `locals`: what the call's result depends on
+    marks: dict[str, frozenset[str]] = field(default_factory=dict)  # locals computed from the input, as in Obj
+
+
+_Frame = Scope
 
 
 _PLATFORM_MODULES = {"vllm.platforms"}
@@ -158,6 +210,9 @@ def _merge(*values: Any) -> Unknown:
 
 _MISSING = object()
 _CAPABILITY = "\0capability"  # marks, among the `assumed` of a call, that it asked for the GPU's capability
+INPUT = "\0input"  # marks, in the same way, that it read a value an Obj or Scope holds as the caller's input
+CAPABILITY = _CAPABILITY
+_MARKS = frozenset({_CAPABILITY, INPUT})
 
 
 @dataclass
@@ -203,6 +258,7 @@ class Interpreter:
         self.forced = forced or {}  # run-time checks decided by the caller: (path, line) -> the value assumed
         self._assumed: set[str] = set()
         self._steps = 0
+        self._budget = MAX_STEPS
         self._depth = 0
         self._cache: dict[tuple[Any, ...], tuple[Any, frozenset[str], int]] = {}
         self.decided_at: tuple[str, int] | None = None  # the `return` that gave the last call's answer
@@ -239,13 +295,13 @@ class Interpreter:
     def truth(self, value: Any) -> bool | Unknown:
         if isinstance(value, Unknown):
             return value
-        if isinstance(value, _Platform | _Class | _Function | Member):
+        if isinstance(value, _Platform | _Class | _Function | Member | Obj):
             return True
         return bool(value)
 
     def run(self, fn: _Function, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """One evaluation from the top; `assumed` afterwards names the env defaults it relied on."""
-        self._steps = 0
+        self._steps, self._budget = 0, MAX_STEPS
         self._assumed = set()
         try:
             return self._call(fn, args, kwargs)
@@ -253,6 +309,51 @@ class Interpreter:
             return Unknown((raised.reason,))
         except _TooComplex as stop:
             return Unknown((stop.reason,))
+
+    # -- statement by statement, for a walk that follows the path itself (attention_build.py) --------------
+
+    def member(self, obj: Obj, name: str) -> Any:
+        """`obj.name`: an attribute set so far, or a method of its class bound to it."""
+        if obj.ref is None:
+            return obj.attrs.get(name, Unknown((Reason(f"{obj.what}.{name} is set at run time", "", 1),)))
+        return self._obj_attr(obj, name, obj.ref.path, obj.ref.node)
+
+    def enter(self, callee: Any, args: list[Marked], kwargs: dict[str, Marked]) -> Entered | None:
+        """The scope a call of `callee` starts in (arguments bound, with their marks), or None if not source."""
+        if not isinstance(callee, _Function):
+            return None
+        scope = _Frame(callee.path, owner=callee.owner, bound=callee.bound)
+        self._bind(callee, scope, [value for value, _ in args], {k: v for k, (v, _) in kwargs.items()})
+        names = [name for name, _ in self._parameters(callee) if name not in ("self", "cls")]
+        for name, (_, marks) in [*zip(names, args, strict=False), *((k, kwargs[k]) for k in names if k in kwargs)]:
+            if marks:
+                scope.marks[name] = marks
+        body = callee.node.child_by_field_name("body")
+        fn_name = callee.node.child_by_field_name("name")
+        owner = f"{callee.owner.name}." if callee.owner is not None else ""
+        where = owner + (text(fn_name) if fn_name is not None else "?")
+        return Entered(scope, list(body.named_children) if body is not None else [], where, callee.bound)
+
+    def evaluate(self, node: tree_sitter.Node, scope: Scope) -> Marked:
+        """An expression's value, with the marks (the GPU, the input) of what it read, within STEP_BUDGET."""
+        self._steps, self._budget = 0, STEP_BUDGET
+        self._assumed = set()
+        try:
+            value = self._expr(node, scope)
+        except (_Raise, _TooComplex) as stopped:
+            value = Unknown((stopped.reason,))
+        return value, frozenset(self._assumed & _MARKS)
+
+    def execute(self, stmt: tree_sitter.Node, scope: Scope) -> None:
+        """A simple statement (an assignment, a call, an import) for its effect on the scope and on `self`.
+
+        A raise or return inside a function it calls ends that call's effects only: which raises
+        count is the caller's walk to decide, not this statement's.
+        """
+        self._steps, self._budget = 0, STEP_BUDGET
+        self._assumed = set()
+        with contextlib.suppress(_Raise, _TooComplex, _Return):
+            self._statement(stmt, scope)
 
     # -- calls --------------------------------------------------------------------------------------------
 
@@ -274,7 +375,7 @@ class Interpreter:
         fn_key = (self.platform.kind, fn.path, fn.node.start_byte, fn.bound)
         reads = self.shared.reads.get(fn_key, frozenset())
         key = (*fn_key, reads, _frozen((n, frame.locals.get(n)) for n in sorted(reads)))
-        cacheable = key[-1] is not None
+        cacheable = key[-1] is not None and not isinstance(fn.bound, Obj)
         cached = (self.shared.calls.get(key) or self._cache.get(key)) if cacheable else None
         if cached is not None:
             self._assumed |= cached[1]
@@ -296,7 +397,7 @@ class Interpreter:
         read = reads | (frame.read & {name for name, _ in self._parameters(fn)})
         self.shared.reads[fn_key] = read
         key = (*fn_key, read, _frozen((n, frame.locals.get(n)) for n in sorted(read)))
-        if key[-1] is not None:
+        if cacheable and key[-1] is not None:
             (self._cache if _CAPABILITY in inner else self.shared.calls)[key] = (result, frozenset(inner), returned)
         self.decided_at = (fn.path, returned)
         return result
@@ -381,16 +482,24 @@ class Interpreter:
 
     def _tick(self, node: tree_sitter.Node, frame: _Frame) -> None:
         self._steps += 1
-        if self._steps > MAX_STEPS:
+        if self._steps > self._budget:
             raise _TooComplex(Reason("too many steps to follow", frame.path, line(node)))
 
     def _assign(self, node: tree_sitter.Node, frame: _Frame) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if right is None or left is None:
             return
-        value = self._expr(right, frame)
+        outer, self._assumed = self._assumed, set()
+        try:
+            value = self._expr(right, frame)
+        finally:
+            marks, self._assumed = frozenset(self._assumed & _MARKS), outer | self._assumed
         if left.type == "identifier":
             frame.locals[text(left)] = value
+            if marks or frame.marks:
+                frame.marks[text(left)] = marks
+        elif left.type == "attribute":
+            self._set_attribute(left, value, marks, frame)
         elif left.type in ("pattern_list", "tuple_pattern") and isinstance(value, Unknown):
             for target in left.named_children:
                 if target.type == "identifier":
@@ -403,6 +512,14 @@ class Interpreter:
             for target in left.named_children if left.type in ("pattern_list", "tuple_pattern") else [left]:
                 if target.type == "identifier":
                     frame.locals[text(target)] = _unknown("assigned from a value we cannot unpack", frame.path, node)
+
+    def _set_attribute(self, target: tree_sitter.Node, value: Any, marks: frozenset[str], frame: _Frame) -> None:
+        """`obj.name = value` where obj is an Obj (self, in a constructor); anywhere else it changes no answer."""
+        owner, name = target.child_by_field_name("object"), target.child_by_field_name("attribute")
+        obj = self._expr(owner, frame) if owner is not None else None
+        if isinstance(obj, Obj) and name is not None:
+            obj.attrs[text(name)] = value
+            obj.marks[text(name)] = marks
 
     def _augmented(self, node: tree_sitter.Node, frame: _Frame) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -459,7 +576,7 @@ class Interpreter:
         """An undecided condition: run each way to its end on a copy; equal outcomes stand, others are Unknown."""
         outcomes: list[tuple[str, Any]] = []
         for branch_is_then in (True, False):
-            branch = _Frame(frame.path, _copy(frame.locals), frame.owner, frame.bound, frame.read)
+            branch = _Frame(frame.path, _copy(frame.locals), frame.owner, frame.bound, frame.read, frame.marks)
             try:
                 if branch_is_then:
                     self._run(then, branch, tail)
@@ -550,6 +667,8 @@ class Interpreter:
         name = text(node)
         if name in frame.locals:
             frame.read.add(name)
+            if frame.marks:
+                self._assumed |= frame.marks.get(name, frozenset())
             return frame.locals[name]
         if name in _BUILTINS:
             return _BUILTINS[name]
@@ -647,6 +766,8 @@ class Interpreter:
             return self._platform_attr(obj, attr, frame, node)
         if isinstance(obj, _Class):
             return self._class_attr(obj, attr, frame.path, node)
+        if isinstance(obj, Obj):
+            return self._obj_attr(obj, attr, frame.path, node)
         if isinstance(obj, _Super):
             return self._super_attr(obj, attr, node)
         if isinstance(obj, str) and attr in _KNOWN_STR_METHODS:
@@ -659,6 +780,18 @@ class Interpreter:
         if isinstance(obj, Member) and attr == "name":
             return obj.name
         return _unknown(f"attribute .{attr} of a value known only at run time", frame.path, node)
+
+    def _obj_attr(self, obj: Obj, attr: str, path: str, node: tree_sitter.Node) -> Any:
+        if attr in obj.attrs:
+            self._assumed |= obj.marks.get(attr, frozenset())
+            return obj.attrs[attr]
+        found = self._find_attr(obj.ref, attr) if obj.ref is not None else None
+        if found is None:
+            return _unknown(f"{obj.what}.{attr} is set at run time", path, node)
+        owner, definition, kind = found
+        if kind == "function":
+            return _Function(owner.path, definition, obj, owner)
+        return self._class_attr(_Class(owner), attr, path, node)
 
     def _env(self, name: str, path: str, node: tree_sitter.Node) -> Any:
         if name not in self.env or self.env[name] is None:
@@ -711,6 +844,8 @@ class Interpreter:
         return found
 
     def _super_attr(self, sup: _Super, attr: str, node: tree_sitter.Node) -> Any:
+        if sup.bound.ref is None:
+            return _unknown(f"super().{attr} of an object without a class", sup.after.path, node)
         mro = self._mro(sup.bound.ref)
         after = next((i for i, c in enumerate(mro) if c.path == sup.after.path and c.name == sup.after.name), -1)
         for owner in mro[after + 1 :]:
@@ -732,7 +867,7 @@ class Interpreter:
 
     def _platform_attr(self, platform: _Platform, attr: str, frame: _Frame, node: tree_sitter.Node) -> Any:
         cap = platform.capability
-        self._assumed.add(_CAPABILITY)
+        # The platform's kind is the same for every GPU an interpreter of this platform is asked about.
         kinds = {"is_cuda": "cuda", "is_rocm": "rocm", "is_cpu": "cpu", "is_xpu": "xpu", "is_tpu": "tpu"}
         if attr in kinds:
             return _Builtin(lambda: platform.kind == kinds[attr])
@@ -740,6 +875,7 @@ class Interpreter:
             return _Builtin(lambda: platform.kind in ("cuda", "rocm"))
         if attr == "device_type":
             return {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu"}.get(platform.kind, "cpu")
+        self._assumed.add(_CAPABILITY)
         if cap is None:
             return _unknown(f"current_platform.{attr} needs a GPU", frame.path, node)
         if attr == "get_device_capability":
@@ -883,7 +1019,9 @@ class Interpreter:
             return items if isinstance(items, Unknown) else _unknown("a loop over run-time values", frame.path, node)
         out = []
         for item in items:
-            inner = _Frame(frame.path, {**frame.locals, text(target): item}, frame.owner, frame.bound, frame.read)
+            inner = _Frame(
+                frame.path, {**frame.locals, text(target): item}, frame.owner, frame.bound, frame.read, frame.marks
+            )
             if len(clauses) == 2:
                 keep = self.truth(self._expr(clauses[1].named_children[0], inner))
                 if isinstance(keep, Unknown):
@@ -892,6 +1030,11 @@ class Interpreter:
                     continue
             out.append(self._expr(body, inner))
         return out
+
+
+def class_ref(value: Any) -> ClassRef | None:
+    """The class a value names (what `get_builder_cls()` returns), or None."""
+    return value.ref if isinstance(value, _Class) else None
 
 
 def _field(node: tree_sitter.Node, name: str, path: str) -> tree_sitter.Node:

@@ -22,6 +22,7 @@ __all__ = [
     "AttentionBackendInfo",
     "AttentionSupport",
     "BackendVerdict",
+    "BuildRaise",
     "CapOutcome",
     "Check",
     "KvSelection",
@@ -47,6 +48,12 @@ class Check(Frozen):
         return f"{REPOSITORY_URL}/blob/{tag}/{self.path}#L{self.line}"
 
 
+class BuildRaise(Check):
+    """A raise in a selected backend's builder or impl constructor: reached (`no`) or decided at run time."""
+
+    verdict: Literal["no", "conditional"]
+
+
 class BackendVerdict(Frozen):
     backend: str
     verdict: Verdict
@@ -63,6 +70,9 @@ class CapOutcome(Frozen):
     verdict: Verdict
     backend: str | None = Field(default=None, description="The backend selected when the verdict is yes.")
     considered: list[BackendVerdict] = Field(description="Backends in priority order, up to the one selected.")
+    construction: list[BuildRaise] = Field(
+        default=[], description="Raises the selected backend's builder or impl constructor meets with this input."
+    )
     assumptions: list[str] = Field(default=[], description="VLLM_* defaults the answer took, beyond the usual ones.")
 
 

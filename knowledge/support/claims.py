@@ -6,6 +6,11 @@ claim says "runs" or "does not run"; the source says yes in some model shape (de
 sparse MLA), no in all of them, or leaves it to run time. A `yes` where the claim says no,
 or a `no` where it says yes, is a contradiction, reported once per fact and GPU with the
 tags and the deciding lines. Run-time verdicts decide nothing either way.
+
+A source `yes` against a curated `no` can be a failure past what the source shows (a library's
+kernels): the matrix follows vLLM's call path into the selected backend's constructors, so the
+result says that no raise there is reached, and quotes the fact's notes for those tags and its
+citations, so a reader sees both sides. The source still wins: the status stays contradicted.
 """
 
 from __future__ import annotations
@@ -94,13 +99,29 @@ def _held(fact: KvCacheDtypeFact, gpu: Gpu, registries: list[Registry], known: l
         )
     tags = [tag for tag, _ in against]
     latest = against[-1][1]
+    reason = f"The source says {latest.verdict} at {release_spans(known, tags)}: {latest.why}"
+    if latest.verdict == "yes" and not claimed:
+        reason += " " + _beyond_source(fact, latest, tags)
     return ClaimResult(
         fact_id=fact.id,
         fact_kind="kv_cache_dtypes",
         claim=claim,
         status="contradicted",
-        reason=f"The source says {latest.verdict} at {release_spans(known, tags)}: {latest.why}",
+        reason=reason,
         evidence=[_evidence(tag, j) for tag, j in against[-1:]],
+    )
+
+
+def _beyond_source(fact: KvCacheDtypeFact, judged: Judgement, tags: list[str]) -> str:
+    """What each side rests on when vLLM's source lets it run and the knowledge base says it fails."""
+    minors = {tag[: tag.rfind(".")] for tag in tags}  # v0.21.0 -> v0.21, as notes name a span
+    notes = [n for n in fact.notes if any(m in n for m in minors)]
+    cited = ", ".join(c.url for c in fact.citations)
+    backend = judged.via or "the selected backend"
+    said = f" Its notes: {' '.join(notes)}" if notes else ""
+    return (
+        f"No raise in {backend}'s metadata builder or impl constructor is reached for it there, so the "
+        f"failure the knowledge base ({fact.id}) records lies outside vLLM's source.{said} Cited: {cited}."
     )
 
 

@@ -57,8 +57,9 @@ def kv_judgement(kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, mode:
 def dissent(kb: KnowledgeBase, judged: Judgement) -> Judgement | None:
     """The knowledge base's `no` where the source's selection says yes, shown beside it, never instead of it.
 
-    The matrix stops at backend selection; a kernel missing further in (NVFP4 KV on SM90 before
-    v0.25.0, where FlashInfer's builder or its TRTLLM kernels refuse) is what such a curated limit records.
+    The matrix follows the call path into the selected backend's builder and impl constructors; a
+    failure beyond vLLM's source (NVFP4 KV on SM90 at v0.21-v0.22, in FlashInfer's TRTLLM-gen kernels)
+    is what such a curated limit records.
     """
     if judged.basis != "source" or judged.verdict != "yes" or not judged.subject.startswith("--kv-cache-dtype "):
         return None

@@ -66,14 +66,14 @@ def kv_support(registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> J
     if selection is None or outcome is None:
         return None
     # A runtime check that only chooses between backends (FA3 built or not) still starts the server: yes.
-    settled = outcome.verdict == "conditional" and outcome.backend is not None
+    settled = outcome.verdict == "conditional" and outcome.backend is not None and not outcome.construction
     return Judgement(
         subject=subject,
         gpu=gpu.id,
         tag=tag,
         verdict="yes" if settled else outcome.verdict,
         basis="source",
-        via=_via(outcome),
+        via=_via(outcome) if outcome.verdict != "no" else None,  # selected, then refused: runs via nothing
         why=_kv_why(kv, gpu, cap, mode, outcome),
         evidence=[
             Evidence(
@@ -83,6 +83,7 @@ def kv_support(registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> J
                 permalink=selection.provenance.permalink,
             ),
             *_evidence(tag, [c for b in outcome.considered for c in b.checks]),
+            *_evidence(tag, list(outcome.construction)),
         ],
         assumptions=[*registry.attention.assumptions, *outcome.assumptions],
     )
@@ -108,6 +109,14 @@ def _kv_why(kv: str, gpu: Gpu, cap: str, mode: Mode, outcome: CapOutcome) -> str
         before = ""
     if outcome.verdict == "yes":
         return f"vLLM selects {outcome.backend} for {on}{before}."
+    built = outcome.construction[0] if outcome.construction else None
+    if built is not None and outcome.verdict == "no":
+        return (
+            f"vLLM selects {outcome.backend} for {on}{before}, then fails to start: "
+            f"{built.why} ({built.path}:{built.line})."
+        )
+    if built is not None and not pending:
+        return f"vLLM selects {outcome.backend} for {on}{before}; then {built.why} ({built.path}:{built.line})."
     if outcome.verdict == "no":
         return f"No attention backend accepts {on}: vLLM fails to start."
     first = pending[0]

@@ -139,3 +139,34 @@ def _source_line_range(version: str, path: str, function: str) -> list[str]:
     start = next(i for i, ln in enumerate(lines) if ln.startswith(f"def {function}("))
     end = next(i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace() and lines[i][0] != ")")
     return lines[start:end]
+
+
+def test_nvfp4_kv_on_sm90_at_v0_24_0_is_selected_for_flashinfer_whose_builder_then_raises() -> None:
+    outcome = _outcome(_support("0.24.0"), "dense:nvfp4", "9.0")
+    assert (outcome.verdict, outcome.backend) == ("no", "FLASHINFER")
+    (raised,) = outcome.construction
+    assert raised.verdict == "no" and raised.path == "vllm/v1/attention/backends/flashinfer.py"
+    assert raised.why.startswith(
+        "FlashInferMetadataBuilder.__init__ raises ValueError: --kv-cache-dtype nvfp4 requires"
+    )
+    assert _source_line("0.24.0", raised.path, raised.line).strip() == "raise ValueError("
+    assert "is_device_capability_family(100)" in _source_line("0.24.0", raised.path, raised.line - 1)
+
+
+def test_nvfp4_kv_on_sm100_at_v0_24_0_passes_the_builder_check_and_runs_on_flashinfer() -> None:
+    outcome = _outcome(_support("0.24.0"), "dense:nvfp4", "10.0")
+    assert (outcome.verdict, outcome.backend, outcome.construction) == ("yes", "FLASHINFER", [])
+
+
+def test_nvfp4_kv_on_sm90_at_v0_22_0_is_selected_and_no_constructor_raise_is_reached() -> None:
+    outcome = _outcome(_support("0.22.0"), "dense:nvfp4", "9.0")
+    assert (outcome.verdict, outcome.backend, outcome.construction) == ("yes", "FLASHINFER", [])
+
+
+def test_fp8_kv_on_sm90_at_v0_24_0_meets_no_constructor_raise_on_either_backend() -> None:
+    outcome = _outcome(_support("0.24.0"), "dense:fp8", "9.0")  # FLASH_ATTN if the wheel has FA3, else FLASHINFER
+    assert (outcome.verdict, outcome.backend, outcome.construction) == ("conditional", "FLASHINFER", [])
+    assert [(b.backend, b.verdict) for b in outcome.considered] == [
+        ("FLASH_ATTN", "conditional"),
+        ("FLASHINFER", "yes"),
+    ]

@@ -51,3 +51,22 @@ def test_a_claim_that_a_gpu_runs_what_no_backend_takes_is_contradicted_too(
     generous = _with_kv_limit(kb, "kv-nvfp4", only_sm=[], min_sm=80, until=None)
     (h200,) = [r for r in kv_limit_claims(generous, registries) if r.fact_id == "kv-nvfp4" and "gpu=h200" in r.claim]
     assert h200.status == "contradicted" and "v0.31.0" in h200.reason and "fails to start" in h200.reason
+
+
+def test_nvfp4_off_sm100_agrees_where_the_builder_raises_and_shows_both_sides_where_only_flashinfer_fails(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    store = Store(tmp_path)
+    registries = {t: store.load_registry(t) for t in ("v0.21.0", "v0.22.0", "v0.23.0", "v0.24.0")}
+    results = {
+        r.claim.split("gpu=")[1].split(",")[0]: r for r in kv_limit_claims(kb, registries) if r.fact_id == "kv-nvfp4"
+    }
+    assert results["b200"].status == "confirmed"
+    h100 = results["h100"]
+    assert h100.status == "contradicted" and "The source says yes at v0.21.0..v0.22.0" in h100.reason
+    assert "No raise in FLASHINFER's metadata builder or impl constructor is reached" in h100.reason
+    assert "TRTLLM-gen kernels exist only on SM100/103" in h100.reason  # the curated note for those tags
+    assert "https://github.com/vllm-project/vllm/issues/32220" in h100.reason
+    later = {t: registries[t] for t in ("v0.23.0", "v0.24.0")}
+    (confirmed,) = [r for r in kv_limit_claims(kb, later) if r.fact_id == "kv-nvfp4" and "gpu=h100" in r.claim]
+    assert confirmed.status == "confirmed" and confirmed.evidence[0].observed == "no"

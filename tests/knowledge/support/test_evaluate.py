@@ -118,3 +118,16 @@ def test_every_gpu_of_the_table_has_its_capability_in_the_derived_grid(kb: Knowl
     for g in kb.gpus:
         where = capability_of(g)
         assert where is None or where[1] in grids[where[0]], g.id
+
+
+def test_nvfp4_kv_on_h100_at_v0_24_is_no_citing_the_flashinfer_builder_raise_and_yes_on_b200(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    registry = Store(tmp_path).load_registry("v0.24.0")
+    h100 = kv_support(registry, "nvfp4", gpu(kb, "h100"))
+    assert h100 is not None and (h100.verdict, h100.basis) == ("no", "source")
+    assert "vLLM selects FLASHINFER" in h100.why and "FlashInferMetadataBuilder.__init__ raises ValueError" in h100.why
+    raised = h100.evidence[-1]
+    assert raised.path == "vllm/v1/attention/backends/flashinfer.py" and raised.permalink.endswith(f"#L{raised.line}")
+    b200 = kv_support(registry, "nvfp4", gpu(kb, "b200"))
+    assert b200 is not None and (b200.verdict, b200.via) == ("yes", "FLASHINFER")

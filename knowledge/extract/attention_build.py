@@ -1,0 +1,487 @@
+"""Past backend selection: the raises the selected backend's builder and impl constructors reach for an input.
+
+vLLM does not stop at picking a backend. It then builds the backend's metadata builder
+(`get_builder_cls()`) for each KV cache group and its impl (`get_impl_cls()`) for each attention
+layer, and either constructor may refuse what selection let through: at v0.23.0 FlashInfer's
+builder raises for nvfp4 KV off SM100, after FlashInfer was selected on an H100. This walk follows
+those two constructors statement by statement with the input bound (the KV dtype as
+`vllm_config.cache_config.cache_dtype`, as the `kv_cache_dtype` argument and as the KV cache spec's
+quant mode; the GPU as the interpreter's platform) and reduces each `raise` to reached, not reached,
+or conditional on a run-time check, citing the line.
+
+Bounded on purpose: the two constructors, and the methods they call on `self` (or `super()`) one
+level deep. That is where a backend checks its configuration once, at start-up; deeper calls build
+workspaces and kernel wrappers, and a walk into them would reach code that runs per batch.
+A raise counts only if its guards read the input (the KV dtype or the GPU). A condition on its way
+that the source leaves open and that reads neither (attention sinks, context parallelism, the
+model's head counts) asks about the model or the run, alike for every KV dtype: it is taken not to
+hold, as the selection assumes a plain model (no sinks, default configs). An open condition that
+does read the input makes the raise conditional, citing that condition's line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import tree_sitter
+
+from vllm_quant_mcp.knowledge.errors import InternalError
+from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
+
+from .cli_flags_modules import ClassRef, Modules
+from .interpret import INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
+from .nodes import NotLiteral, line, literal, text
+
+__all__ = ["Constructors"]
+
+QUANT_MODES = "vllm/v1/kv_cache_interface.py"  # get_kv_quant_mode: the spec's quant mode for a KV dtype
+MAX_STATEMENTS = 2_000  # statements walked per constructor, branches included
+
+
+@dataclass(frozen=True)
+class _Guard:
+    """A condition on the way to a statement; `negated` when the way is its else side."""
+
+    truth: bool | Unknown
+    marks: frozenset[str]
+    node: tree_sitter.Node
+    path: str
+    negated: bool = False
+
+
+class _Stop(InternalError):
+    """Control flow: the statement budget ran out (never leaves this module)."""
+
+
+class Constructors:
+    """The constructor walks of one tree; what each class's walk needs to evaluate is worked out once."""
+
+    def __init__(self) -> None:
+        self._relevant: dict[tuple[str, int], frozenset[str]] = {}
+        self._matters: dict[tuple[str, int, int], bool] = {}
+
+    def raises(
+        self, interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
+    ) -> tuple[list[BuildRaise], frozenset[str]]:
+        """Raises the builder's and impl's constructors reach for `kv` on the interpreter's GPU, in source order;
+        and what the conditions on the way read (CAPABILITY, INPUT): the answer holds for whatever they did not."""
+        found: list[BuildRaise] = []
+        asked: set[str] = set()
+        for getter, arguments in (("get_builder_cls", _builder_arguments), ("get_impl_cls", _impl_arguments)):
+            built = class_ref(interpreter.call_method(backend, getter))
+            if built is None:
+                continue
+            this = Obj("self", built)
+            entered = interpreter.enter(interpreter.member(this, "__init__"), [], arguments(interpreter, kv, head_size))
+            if entered is None:
+                continue
+            key = (built.path, built.node.start_byte)
+            if key not in self._relevant:
+                self._relevant[key] = _relevant(interpreter.modules, built, entered.body)
+            walk = _Walk(interpreter, this, self._relevant[key], self._matters)
+            with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
+                walk.block(entered, entered.body, [], depth=0)
+            found += [r for r in walk.found if r not in found]
+            asked |= walk.asked
+        return found, frozenset(asked)
+
+
+def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> frozenset[str]:
+    """The names a walk of `cls`'s constructor must compute: what the conditions on the way to a raise read.
+
+    Read from the constructor and the methods of the class it calls on self or super(), by name
+    (a local and an attribute of self alike), to a fixpoint: a condition over a raise or a call on
+    self, what an assignment to a needed name reads, and the condition over such an assignment.
+    Anything else (a workspace, a wrapper, a buffer, a flag only a kernel call reads) cannot change
+    which raise is reached, and is not evaluated.
+    """
+    functions = [body]
+    called = {n for stmt in body for n in _self_calls(stmt)}
+    todo, seen = [cls], 0
+    while todo and seen < 8:
+        current, seen = todo.pop(0), seen + 1
+        for name in called:
+            found = modules.method(current, name, depth=0)
+            if found is not None:
+                functions.append(_function_body(found[1]))
+        todo += modules.bases(current)
+    needed: set[str] = set()
+    # (what it reads, the names it assigns under it, whether a raise or a call on self is under it)
+    items: list[tuple[set[str], set[str], bool]] = []
+    for statements in functions:
+        for stmt in statements:
+            _collect(stmt, needed, items)
+    grown = True
+    while grown:
+        grown = False
+        for reads, assigns, decisive in items:
+            if (decisive or assigns & needed) and not reads <= needed:
+                needed |= reads
+                grown = True
+    return frozenset(needed)
+
+
+def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str], set[str], bool]]) -> None:
+    """Each condition and assignment of a body as (reads, assigns, decisive), in one pass; call arguments to needed."""
+    kind = node.type
+    if kind in ("if_statement", "elif_clause", "while_statement", "for_statement"):
+        head = node.child_by_field_name("right" if kind == "for_statement" else "condition")
+        if head is not None:
+            assigns, decisive = _under(node)
+            items.append((_names(head), assigns, decisive))
+    elif kind == "assignment":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            items.append((_names(right), _targets(left), False))
+    elif kind == "call" and _self_calls(node):
+        arguments = node.child_by_field_name("arguments")
+        if arguments is not None:
+            needed |= _names(arguments)
+    for child in node.named_children:
+        if child.type not in ("function_definition", "class_definition"):
+            _collect(child, needed, items)
+
+
+def _under(node: tree_sitter.Node) -> tuple[set[str], bool]:
+    """The names assigned inside a compound statement, and whether a raise or a call on self is inside."""
+    assigns: set[str] = set()
+    decisive = False
+    todo = list(node.named_children)
+    while todo:
+        child = todo.pop()
+        if child.type in ("function_definition", "class_definition"):
+            continue
+        if child.type == "raise_statement" or _self_calls(child):
+            decisive = True
+        elif child.type == "assignment":
+            left = child.child_by_field_name("left")
+            assigns |= _targets(left) if left is not None else set()
+        todo += child.named_children
+    return assigns, decisive
+
+
+def _targets(left: tree_sitter.Node) -> set[str]:
+    if left.type == "attribute":
+        name = left.child_by_field_name("attribute")
+        return {text(name)} if name is not None else set()
+    return _names(left)
+
+
+def _names(node: tree_sitter.Node) -> set[str]:
+    if node.type == "identifier":
+        return {text(node)}
+    found: set[str] = set()
+    for child in node.named_children:
+        found |= _names(child)
+    return found
+
+
+def _self_calls(node: tree_sitter.Node) -> set[str]:
+    """`NAME` of each `self.NAME(...)` / `super().NAME(...)` call directly in this statement or call."""
+    call = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
+    function = call.child_by_field_name("function") if call.type == "call" else None
+    if function is None or function.type != "attribute":
+        return set()
+    owner, name = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    if owner is None or name is None or text(owner) not in ("self", "super()"):
+        return set()
+    return {text(name)}
+
+
+def _function_body(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+    body = definition.child_by_field_name("body") if definition is not None else None
+    return list(body.named_children) if body is not None else []
+
+
+def _builder_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[str, Marked]:
+    mode = interpreter.call_function(QUANT_MODES, "get_kv_quant_mode", kv_cache_dtype=kv)
+    spec = Obj("kv_cache_spec", attrs={"head_size": head_size})
+    if not isinstance(mode, Unknown):
+        spec.attrs["kv_quant_mode"] = mode
+        spec.marks["kv_quant_mode"] = frozenset({INPUT})
+    cache = Obj("cache_config", attrs={"cache_dtype": kv}, marks={"cache_dtype": frozenset({INPUT})})
+    config = Obj("vllm_config", attrs={"cache_config": cache})
+    return {"kv_cache_spec": (spec, frozenset()), "vllm_config": (config, frozenset())}
+
+
+def _impl_arguments(interpreter: Interpreter, kv: str, head_size: int) -> dict[str, Marked]:
+    return {"kv_cache_dtype": (kv, frozenset({INPUT})), "head_size": (head_size, frozenset())}
+
+
+class _Walk:
+    def __init__(
+        self, interpreter: Interpreter, this: Obj, relevant: frozenset[str], matters: dict[tuple[str, int, int], bool]
+    ) -> None:
+        self.interpreter = interpreter
+        self.this = this
+        self.relevant = relevant
+        self.matters = matters  # per compound statement: whether it holds a raise, a self call or a needed assignment
+        self.found: list[BuildRaise] = []
+        self.steps = 0
+        self.asked: set[str] = set()  # what the conditions walked read: the GPU, the input (else alike for all)
+
+    def block(self, at: Entered, statements: list[tree_sitter.Node], guards: list[_Guard], depth: int) -> bool:
+        """Walks statements in order; False when every path through them ends in a raise or return."""
+        for stmt in statements:
+            self.steps += 1
+            if self.steps > MAX_STATEMENTS:
+                raise _Stop
+            kind = stmt.type
+            if kind == "raise_statement":
+                self._raised(at, stmt, guards)
+                return False
+            if kind == "return_statement":
+                return False
+            if kind in _COMPOUND and not self._matters(at.scope.path, stmt):
+                continue
+            if kind == "if_statement":
+                if not self._if(at, stmt, guards, depth):
+                    return False
+            elif kind in ("try_statement", "with_statement"):
+                body = stmt.child_by_field_name("body")
+                if body is not None and not self.block(at, list(body.named_children), guards, depth):
+                    return False
+            elif kind in ("for_statement", "while_statement"):
+                self._loop(at, stmt, guards, depth)
+            elif not self._call_on_self(at, stmt, guards, depth) and self._needed(stmt):
+                self.interpreter.execute(stmt, at.scope)
+        return True
+
+    def _matters(self, path: str, stmt: tree_sitter.Node) -> bool:
+        """Whether walking a compound statement can find a raise or change what a condition reads."""
+        key = (path, stmt.start_byte, id(self.relevant))
+        if key not in self.matters:
+            self.matters[key] = self._holds_needed(stmt)
+        return self.matters[key]
+
+    def _holds_needed(self, node: tree_sitter.Node) -> bool:
+        if node.type in ("raise_statement", "import_from_statement") or _self_calls(node):
+            return True
+        if node.type == "expression_statement" and self._needed(node):
+            return True
+        return any(
+            self._holds_needed(child)
+            for child in node.named_children
+            if child.type not in ("function_definition", "class_definition")
+        )
+
+    def _taint(self, at: Entered, before: tuple[dict[str, Any], dict[str, Any]], marks: frozenset[str]) -> None:
+        """What a branch set depends on what chose the branch: `if gpu_ok: self.x = True` makes x read the GPU."""
+        if not marks:
+            return
+        for name, value in at.scope.locals.items():
+            if before[0].get(name, _ABSENT) is not value:
+                at.scope.marks[name] = at.scope.marks.get(name, frozenset()) | marks
+        for name, value in self.this.attrs.items():
+            if before[1].get(name, _ABSENT) is not value:
+                self.this.marks[name] = self.this.marks.get(name, frozenset()) | marks
+
+    def _asked(self, marks: frozenset[str]) -> None:
+        self.asked |= marks
+
+    def _needed(self, stmt: tree_sitter.Node) -> bool:
+        """An import, or an assignment to a name some condition reads (see `_relevant`); nothing else matters."""
+        if stmt.type == "import_from_statement":
+            return True
+        inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if inner is None or inner.type != "assignment":
+            return False
+        left = inner.child_by_field_name("left")
+        if left is None:
+            return False
+        if left.type == "attribute":
+            name = left.child_by_field_name("attribute")
+            return name is not None and text(name) in self.relevant
+        return bool(_names(left) & self.relevant)
+
+    def _if(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
+        """Each clause whose condition may hold is walked on its own copy of the state; what differs is unknown."""
+        clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
+            (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
+        ]
+        for alternative in stmt.children_by_field_name("alternative"):
+            body = alternative.child_by_field_name("consequence" if alternative.type == "elif_clause" else "body")
+            clauses.append((alternative.child_by_field_name("condition"), body))
+        if clauses[-1][0] is not None:
+            clauses.append((None, None))  # no else: falling past every clause
+        before = self._state(at)
+        after: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        earlier: list[_Guard] = []  # the else sides of earlier clauses: held, or left open
+        for condition, body in clauses:
+            path = [*guards, *earlier]
+            truth: bool | Unknown = True
+            if condition is not None:
+                truth, atoms = self._condition(at, condition)
+                marks = frozenset().union(*(a.marks for a in atoms))
+                if truth is False:  # the way on passes its else side: a guard too, holding
+                    earlier.append(_Guard(True, marks, condition, at.scope.path, negated=True))
+                    continue
+                path += atoms
+            self._restore(at, before)
+            statements = list(body.named_children) if body is not None else []
+            if self.block(at, statements, path, depth):
+                self._taint(at, before, frozenset().union(*(g.marks for g in path[len(guards) :])))
+                after.append(self._state(at))
+            if truth is True:
+                break
+            if condition is not None:
+                earlier.append(_Guard(truth, marks, condition, at.scope.path, negated=True))
+        if not after:
+            return False
+        self._merge(at, after)
+        return True
+
+    def _condition(self, at: Entered, condition: tree_sitter.Node) -> tuple[bool | Unknown, list[_Guard]]:
+        """A condition's truth, `a and b` part by part, so a part about the input is told from one about the model.
+
+        Parts are read left to right until one is false (the whole is) or open without reading the
+        input or GPU: a raise under it is the model's business whatever the rest says (module docstring).
+        """
+        atoms: list[_Guard] = []
+        for part in _conjuncts(condition):
+            value, marks = self.interpreter.evaluate(part, at.scope)
+            self._asked(marks)
+            truth = self.interpreter.truth(value)
+            atoms.append(_Guard(truth, marks, part, at.scope.path))
+            if truth is False:
+                return False, atoms
+            if isinstance(truth, Unknown) and not marks:
+                break
+        opened = [a.truth for a in atoms if isinstance(a.truth, Unknown)]
+        return (opened[0] if opened else True), atoms
+
+    def _loop(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> None:
+        """A loop body may run or not: walked once, under the loop as an open guard, its changes made unknown."""
+        head = stmt.child_by_field_name("right") or stmt.child_by_field_name("condition")
+        marks = self.interpreter.evaluate(head, at.scope)[1] if head is not None else frozenset()
+        target = stmt.child_by_field_name("left")
+        opened = Unknown(())
+        if target is not None and target.type == "identifier":
+            at.scope.locals[text(target)] = opened
+        before = self._state(at)
+        body = stmt.child_by_field_name("body")
+        self.block(
+            at,
+            list(body.named_children) if body is not None else [],
+            [*guards, _Guard(opened, marks, stmt, at.scope.path)],
+            depth,
+        )
+        ran = self._state(at)
+        self._restore(at, before)
+        self._merge(at, [before, ran])
+
+    def _call_on_self(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
+        """`self.check(...)` or `super().__init__(...)` from the constructor: walked one level deep."""
+        call = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if depth > 0 or call is None or call.type != "call":
+            return False
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or function.type != "attribute":
+            return False
+        callee, _ = self.interpreter.evaluate(function, at.scope)
+        args: list[Marked] = []
+        kwargs: dict[str, Marked] = {}
+        for arg in arguments.named_children if arguments is not None else []:
+            if arg.type == "keyword_argument":
+                name, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+                if name is not None and value is not None:
+                    kwargs[text(name)] = self.interpreter.evaluate(value, at.scope)
+            elif arg.type in ("list_splat", "dictionary_splat"):
+                return False
+            elif arg.type != "comment":
+                args.append(self.interpreter.evaluate(arg, at.scope))
+        inner = self.interpreter.enter(callee, args, kwargs)
+        if inner is None or inner.bound is not self.this:
+            return False
+        self.block(inner, inner.body, guards, depth + 1)
+        return True
+
+    def _raised(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard]) -> None:
+        if not any(g.marks for g in guards):
+            return  # nothing on its way reads the KV dtype or the GPU: not this input's refusal
+        if any(isinstance(g.truth, Unknown) and not g.marks and not g.negated for g in guards):
+            return  # it needs a feature of the model or run the question does not ask for (module docstring)
+        open_guards = [g for g in guards if isinstance(g.truth, Unknown) and g.marks]
+        message = _message(stmt)
+        where = f"{at.where} raises {message}"
+        if not open_guards:
+            self.found.append(BuildRaise(verdict="no", why=where, path=at.scope.path, line=line(stmt)))
+            return
+        guard = open_guards[0]
+        condition = " ".join(text(guard.node).split())[:100]
+        why = f"{where} (line {line(stmt)}) if {condition} holds at run time"
+        self.found.append(BuildRaise(verdict="conditional", why=why, path=guard.path, line=line(guard.node)))
+
+    # -- the state a branch changes: the walked function's locals and self's attributes --------------------
+
+    def _state(self, at: Entered) -> tuple[dict[str, Any], dict[str, Any]]:
+        return dict(at.scope.locals), dict(self.this.attrs)
+
+    def _restore(self, at: Entered, state: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        at.scope.locals.clear()
+        at.scope.locals.update(state[0])
+        self.this.attrs.clear()
+        self.this.attrs.update(state[1])
+
+    def _merge(self, at: Entered, states: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """After branches: a name every branch left the same keeps its value; one they disagree on is unknown."""
+        for target, index in ((at.scope.locals, 0), (self.this.attrs, 1)):
+            names = {n for state in states for n in state[index]}
+            target.clear()
+            for name in names:
+                values = [state[index].get(name, _ABSENT) for state in states]
+                same = all(_same(values[0], v) for v in values[1:])
+                target[name] = values[0] if same and values[0] is not _ABSENT else Unknown(())
+
+
+_ABSENT = object()
+_COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement"})
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Unknown | Obj) or isinstance(b, Unknown | Obj):
+        return False
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # comparing arbitrary values must not stop the walk
+        return False
+
+
+def _conjuncts(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    operator = node.child_by_field_name("operator")
+    if node.type == "boolean_operator" and operator is not None and text(operator) == "and":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            return [*_conjuncts(left), *_conjuncts(right)]
+    return [node]
+
+
+def _message(stmt: tree_sitter.Node) -> str:
+    """`ValueError: --kv-cache-dtype nvfp4 requires sm100f, ...`: the exception and its message as written."""
+    raised = stmt.named_children[0] if stmt.named_children else None
+    if raised is None or raised.type != "call":
+        return " ".join(text(stmt).split())[:160]
+    function, arguments = raised.child_by_field_name("function"), raised.child_by_field_name("arguments")
+    kind = text(function) if function is not None else "an exception"
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None:
+        return kind
+    parts = first.named_children if first.type == "concatenated_string" else [first]
+    return f"{kind}: {' '.join(''.join(_said(p) for p in parts).split())[:160]}"
+
+
+def _said(node: tree_sitter.Node) -> str:
+    """A string's value; an f-string's text, braces and all, which says as much to a reader."""
+    try:
+        return str(literal(node))
+    except NotLiteral:
+        raw = text(node).lstrip("rbfuRBFU")
+        quote = next((q for q in ('"""', "'''", '"', "'") if raw.startswith(q) and raw.endswith(q)), "")
+        return raw[len(quote) : len(raw) - len(quote)] if quote else raw
