@@ -50,7 +50,7 @@ def extract_attention(tree: SourceTree) -> Extracted[AttentionSupport]:
     classes = {name: ref for name, (_, ref, _) in members.items() if ref is not None}
     warnings: list[str] = []
     selector = Selector(tree, modules, "cuda", classes, env)
-    on_rocm = Selector(tree, modules, "rocm", classes, env)
+    on_rocm = Selector(tree, modules, "rocm", classes, env, constructors=selector.constructors)
     backends = [
         _backend_info(
             tree,

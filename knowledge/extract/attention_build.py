@@ -51,6 +51,9 @@ class _Guard:
     negated: bool = False
 
 
+_Under = tuple[set[str], bool]  # the names a statement assigns, and whether a raise or a call on self is in it
+
+
 class _Stop(InternalError):
     """Control flow: the statement budget ran out (never leaves this module)."""
 
@@ -123,43 +126,36 @@ def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> 
     return frozenset(needed)
 
 
-def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str], set[str], bool]]) -> None:
-    """Each condition and assignment of a body as (reads, assigns, decisive), in one pass; call arguments to needed."""
+def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str], set[str], bool]]) -> _Under:
+    """Each condition and assignment of a body as (reads, assigns, decisive), in one pass; call arguments to needed.
+
+    Returns what `node` holds (the names it assigns, whether a raise or a call on self is in it), so a
+    compound statement learns what is under it from its children, without reading them again.
+    """
+    assigns: set[str] = set()
+    decisive = False
+    for child in node.named_children:
+        if child.type not in ("function_definition", "class_definition"):
+            under, inside = _collect(child, needed, items)
+            assigns |= under
+            decisive = decisive or inside
     kind = node.type
+    calls = _self_calls(node)
     if kind in ("if_statement", "elif_clause", "while_statement", "for_statement"):
         head = node.child_by_field_name("right" if kind == "for_statement" else "condition")
         if head is not None:
-            assigns, decisive = _under(node)
-            items.append((_names(head), assigns, decisive))
+            items.append((_names(head), set(assigns), decisive))
     elif kind == "assignment":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is not None and right is not None:
             items.append((_names(right), _targets(left), False))
-    elif kind == "call" and _self_calls(node):
+        if left is not None:
+            assigns |= _targets(left)
+    elif kind == "call" and calls:
         arguments = node.child_by_field_name("arguments")
         if arguments is not None:
             needed |= _names(arguments)
-    for child in node.named_children:
-        if child.type not in ("function_definition", "class_definition"):
-            _collect(child, needed, items)
-
-
-def _under(node: tree_sitter.Node) -> tuple[set[str], bool]:
-    """The names assigned inside a compound statement, and whether a raise or a call on self is inside."""
-    assigns: set[str] = set()
-    decisive = False
-    todo = list(node.named_children)
-    while todo:
-        child = todo.pop()
-        if child.type in ("function_definition", "class_definition"):
-            continue
-        if child.type == "raise_statement" or _self_calls(child):
-            decisive = True
-        elif child.type == "assignment":
-            left = child.child_by_field_name("left")
-            assigns |= _targets(left) if left is not None else set()
-        todo += child.named_children
-    return assigns, decisive
+    return assigns, decisive or kind == "raise_statement" or bool(calls)
 
 
 def _targets(left: tree_sitter.Node) -> set[str]:

@@ -74,6 +74,7 @@ class Selector:
         classes: dict[str, ClassRef],
         env: dict[str, str | None],
         forced: tuple[tuple[tuple[str, int], Any], ...] = (),
+        constructors: Constructors | None = None,
     ) -> None:
         self.tree = tree
         self.modules = modules
@@ -87,7 +88,9 @@ class Selector:
         self._verdicts: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str]]] = {}
         self._forks: dict[tuple[tuple[tuple[str, int], Any], ...], Selector] = {}
         self._built: dict[tuple[str, int, str | None, Cap | None], list[BuildRaise]] = {}
-        self._constructors = Constructors()
+        # What a constructor walk must read depends on the tree alone: shared with the forks, and by extract_attention
+        # with the other platform's selector.
+        self.constructors = constructors or Constructors()
 
     def interpreter(self, cap: Cap) -> Interpreter:
         if cap not in self._interpreters:
@@ -101,7 +104,13 @@ class Selector:
         """The same selector with some run-time checks decided, and caches of its own."""
         if forced not in self._forks:
             self._forks[forced] = Selector(
-                self.tree, self.modules, self.platform, self.classes, self.env, (*self.forced, *forced)
+                self.tree,
+                self.modules,
+                self.platform,
+                self.classes,
+                self.env,
+                (*self.forced, *forced),
+                self.constructors,
             )
         return self._forks[forced]
 
@@ -186,7 +195,7 @@ class Selector:
         for key in keys:
             if key in self._built:
                 return self._built[key]
-        raised, asked = self._constructors.raises(self.interpreter(cap), ref, kv, head_size)
+        raised, asked = self.constructors.raises(self.interpreter(cap), ref, kv, head_size)
         self._built[(name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)] = raised
         return raised
 
