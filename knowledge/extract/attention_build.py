@@ -21,7 +21,6 @@ does read the input makes the raise conditional, citing that condition's line.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +30,7 @@ from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
 
 from .cli_flags_modules import ClassRef, Modules
-from .interpret import INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
+from .interpret import CAPABILITY, INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
 from .nodes import NotLiteral, line, literal, text
 
 __all__ = ["Constructors"]
@@ -70,25 +69,51 @@ class Constructors:
     ) -> tuple[list[BuildRaise], frozenset[str]]:
         """Raises the builder's and impl's constructors reach for `kv` on the interpreter's GPU, in source order;
         and what the conditions on the way read (CAPABILITY, INPUT): the answer holds for whatever they did not."""
+        found, asked, _ = self._walk(interpreter, backend, kv, head_size)
+        return found, asked
+
+    def on_any_gpu(
+        self, interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
+    ) -> tuple[list[BuildRaise], frozenset[str]] | None:
+        """With an interpreter bound to no GPU: `raises` for every GPU at once, where one walk can tell; else None.
+
+        Every question about the GPU is then open (unknown, and marked as the GPU's), so the walk takes
+        each way some GPU could take, and a raise that any GPU reaches is reached here too, at worst as
+        conditional. A walk that asked nothing about the GPU answers every GPU alike; one that asked and
+        reached no raise says no GPU reaches one. Otherwise (a raise some GPU may reach, a walk cut short, a
+        GPU read before the walk starts: which class is built, its arguments) the caller walks per GPU.
+        """
+        found, asked, settled = self._walk(interpreter, backend, kv, head_size)
+        return (found, asked) if settled and (CAPABILITY not in asked or not found) else None
+
+    def _walk(
+        self, interpreter: Interpreter, backend: ClassRef, kv: str, head_size: int
+    ) -> tuple[list[BuildRaise], frozenset[str], bool]:
+        """The raises, what the conditions read, and whether the walk ran to its end with no GPU read before it."""
         found: list[BuildRaise] = []
         asked: set[str] = set()
+        settled = True
         for getter, arguments in (("get_builder_cls", _builder_arguments), ("get_impl_cls", _impl_arguments)):
             built = class_ref(interpreter.call_method(backend, getter))
+            settled = settled and not interpreter.asked_gpu
             if built is None:
                 continue
             this = Obj("self", built)
             entered = interpreter.enter(interpreter.member(this, "__init__"), [], arguments(interpreter, kv, head_size))
+            settled = settled and not interpreter.asked_gpu  # the quant mode, and the defaults `enter` bound
             if entered is None:
                 continue
             key = (built.path, built.node.start_byte)
             if key not in self._relevant:
                 self._relevant[key] = _relevant(interpreter.modules, built, entered.body)
             walk = _Walk(interpreter, this, self._relevant[key], self._matters)
-            with contextlib.suppress(_Stop):  # what was found so far stands; the rest is left unread
+            try:
                 walk.block(entered, entered.body, [], depth=0)
+            except _Stop:  # what was found so far stands; the rest is left unread
+                settled = False
             found += [r for r in walk.found if r not in found]
             asked |= walk.asked
-        return found, frozenset(asked)
+        return found, frozenset(asked), settled
 
 
 def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> frozenset[str]:

@@ -83,18 +83,20 @@ class Selector:
         self.env = env
         self.forced = forced
         self._shared = Shared()
-        self._interpreters: dict[Cap, Interpreter] = {}
+        self._interpreters: dict[Cap | None, Interpreter] = {}
         self._outcomes: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str], bool]] = {}
         self._verdicts: dict[tuple[Any, ...], tuple[BackendVerdict, frozenset[str]]] = {}
         self._forks: dict[tuple[tuple[tuple[str, int], Any], ...], Selector] = {}
         self._built: dict[tuple[str, int, str | None, Cap | None], list[BuildRaise]] = {}
+        self._per_gpu: set[tuple[str, int, str]] = set()  # (backend, head size, KV dtype) walked GPU by GPU
         # What a constructor walk must read depends on the tree alone: shared with the forks, and by extract_attention
         # with the other platform's selector.
         self.constructors = constructors or Constructors()
 
-    def interpreter(self, cap: Cap) -> Interpreter:
+    def interpreter(self, cap: Cap | None) -> Interpreter:
+        """The interpreter bound to one GPU; with None, to no GPU (every question about it left open)."""
         if cap not in self._interpreters:
-            arch = ROCM_ARCH.get(cap) if self.platform == "rocm" else None
+            arch = ROCM_ARCH.get(cap) if self.platform == "rocm" and cap is not None else None
             self._interpreters[cap] = Interpreter(
                 self.modules, self.platform, cap, self.env, self._shared, arch=arch, forced=dict(self.forced)
             )
@@ -181,6 +183,10 @@ class Selector:
         """The raises the selected backend's builder and impl constructors reach for `kv` (attention_build.py).
 
         Kept per backend and head size, and per KV dtype and GPU only where a condition on the way read them.
+        On CUDA the first walk leaves the GPU open: where it answers every GPU at once (FlashInfer's decode kernel
+        choice reads the GPU for every KV dtype, and no raise follows from it), the walk per GPU is skipped.
+        Not on ROCm: there the GPU is also the gfx name its probes answer with, and with no GPU bound a walk
+        would read the probes' own source instead, unmarked, so it could not stand for every GPU.
         """
         ref = self.classes.get(name)
         if ref is None:
@@ -195,6 +201,13 @@ class Selector:
         for key in keys:
             if key in self._built:
                 return self._built[key]
+        if self.platform != "rocm" and (name, head_size, kv) not in self._per_gpu:
+            anywhere = self.constructors.on_any_gpu(self.interpreter(None), ref, kv, head_size)
+            if anywhere is not None:
+                raised, asked = anywhere
+                self._built[(name, head_size, kv if INPUT in asked else None, None)] = raised
+                return raised
+            self._per_gpu.add((name, head_size, kv))
         raised, asked = self.constructors.raises(self.interpreter(cap), ref, kv, head_size)
         self._built[(name, head_size, kv if INPUT in asked else None, cap if CAPABILITY in asked else None)] = raised
         return raised

@@ -11,6 +11,7 @@ import ast
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.attention import extract_attention
+from vllm_quant_mcp.knowledge.extract.attention_build import Constructors
 from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, Selector
 from vllm_quant_mcp.knowledge.extract.cli_flags_modules import Modules
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
@@ -104,6 +105,30 @@ def test_answers_shared_across_capabilities_equal_those_derived_for_each_capabil
                 alone = Selector(tree, modules, "cuda", classes, env).select(mode, kv, cap)  # type: ignore[arg-type]
                 grouped = next(o for o in together if str(cap) in o.capabilities)
                 assert grouped.model_copy(update={"capabilities": [str(cap)]}) == alone, (kv, mode, cap)
+
+
+def test_constructor_raises_settled_with_the_gpu_left_open_equal_those_walked_gpu_by_gpu() -> None:
+    """At v0.33.0 FlashInfer's builder reads the GPU for every KV dtype: one open walk must answer as seven would."""
+    real = release_tree("0.33.0")
+    tree = SourceTree(real.root, real.tag)
+    modules = Modules(tree)
+    env = {e.name: e.default for e in extract_env_vars(tree).entries}
+    support = _support("0.33.0")
+    classes = {
+        b.name: ref
+        for b in support.backends
+        if b.class_name
+        and b.class_provenance
+        and (ref := modules.find_class(b.class_name, b.class_provenance.path)) is not None
+    }
+    selector = Selector(tree, modules, "cuda", classes, env)
+    chosen = sorted({(s.mode, s.kv_cache_dtype, o.backend) for s in support.cuda for o in s.outcomes if o.backend})
+    assert ("dense", "fp8", "FLASHINFER") in chosen
+    for mode, kv, name in chosen:
+        for cap in CUDA_GRID:
+            head_size = 128 if mode == "dense" else 576
+            alone, _ = Constructors().raises(selector.interpreter(cap), classes[name], kv, head_size)
+            assert selector.construction(name, mode, kv, cap) == alone, (mode, kv, name, cap)
 
 
 def test_releases_without_the_backend_registry_say_so() -> None:

@@ -125,3 +125,81 @@ def test_a_flag_set_under_a_gpu_check_carries_the_gpu_into_the_raise_it_guards(t
 def test_a_dtype_no_guard_names_reaches_nothing(tmp_path: Path) -> None:
     modules, backend = _backend(tmp_path)
     assert Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "auto", 128)[0] == []
+
+
+KERNEL_CHOICE = """\
+from vllm.platforms import current_platform
+
+
+class Builder:
+    def __init__(self, kv_cache_spec, layer_names, vllm_config, device):
+        self.cache_dtype = vllm_config.cache_config.cache_dtype
+        if current_platform.has_device_capability(100):
+            self.kernel = "trtllm"
+        else:
+            self.kernel = "fa2"
+        if self.kernel == "fa2" and self.cache_dtype == "nvfp4":
+            raise ValueError("fa2 cannot read nvfp4")
+
+
+class PlainBuilder:
+    def __init__(self, kv_cache_spec, layer_names, vllm_config, device):
+        if vllm_config.cache_config.cache_dtype == "int8":
+            raise ValueError("no int8 here")
+
+
+class Backend:
+    @staticmethod
+    def get_builder_cls():
+        return Builder
+
+
+class PlainBackend:
+    @staticmethod
+    def get_builder_cls():
+        return PlainBuilder
+"""
+GRID = (Cap(8, 0), Cap(9, 0), Cap(10, 0), Cap(12, 0))
+
+
+def _kernel_choice(tmp_path: Path, name: str) -> tuple[Modules, ClassRef]:
+    path = tmp_path / "vllm" / "choice.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(KERNEL_CHOICE, encoding="utf-8")
+    modules = Modules(SourceTree(tmp_path, "v9.9.9"))
+    backend = modules.find_class(name, "vllm/choice.py")
+    assert backend is not None
+    return modules, backend
+
+
+def test_a_gpu_read_that_leads_to_no_raise_is_settled_for_every_gpu_in_one_walk_with_the_gpu_open(
+    tmp_path: Path,
+) -> None:
+    modules, backend = _kernel_choice(tmp_path, "Backend")
+    anywhere = Constructors().on_any_gpu(Interpreter(modules, "cuda", None), backend, "fp8", 128)
+    assert anywhere is not None
+    assert anywhere[0] == [] and CAPABILITY in anywhere[1]
+    for cap in GRID:  # walked GPU by GPU, the same answer
+        assert Constructors().raises(Interpreter(modules, "cuda", cap), backend, "fp8", 128)[0] == []
+
+
+def test_a_raise_some_gpu_reaches_leaves_the_open_walk_undecided_and_each_gpu_is_walked(tmp_path: Path) -> None:
+    modules, backend = _kernel_choice(tmp_path, "Backend")
+    assert Constructors().on_any_gpu(Interpreter(modules, "cuda", None), backend, "nvfp4", 128) is None
+    (raised,), _ = Constructors().raises(Interpreter(modules, "cuda", Cap(9, 0)), backend, "nvfp4", 128)
+    assert (raised.verdict, raised.line) == ("no", _kernel_line("fa2 cannot read nvfp4"))
+    assert Constructors().raises(Interpreter(modules, "cuda", Cap(10, 0)), backend, "nvfp4", 128)[0] == []
+
+
+def test_a_walk_that_never_asks_the_gpu_answers_every_gpu_raises_and_all(tmp_path: Path) -> None:
+    modules, backend = _kernel_choice(tmp_path, "PlainBackend")
+    anywhere = Constructors().on_any_gpu(Interpreter(modules, "cuda", None), backend, "int8", 128)
+    assert anywhere is not None
+    (raised,), asked = anywhere
+    assert (raised.verdict, raised.line, asked) == ("no", _kernel_line("no int8 here"), {INPUT})
+    for cap in GRID:
+        assert Constructors().raises(Interpreter(modules, "cuda", cap), backend, "int8", 128)[0] == [raised]
+
+
+def _kernel_line(text: str) -> int:
+    return next(i for i, line in enumerate(KERNEL_CHOICE.splitlines(), 1) if text in line)
