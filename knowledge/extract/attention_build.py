@@ -51,6 +51,8 @@ class _Guard:
 
 
 _Under = tuple[set[str], bool]  # the names a statement assigns, and whether a raise or a call on self is in it
+# A function read once: the names its calls on self pass, and its conditions and assignments as `_collect` gives them.
+_Scanned = tuple[frozenset[str], list[tuple[set[str], set[str], bool]]]
 
 
 class _Stop(InternalError):
@@ -58,10 +60,12 @@ class _Stop(InternalError):
 
 
 class Constructors:
-    """The constructor walks of one tree; what each class's walk needs to evaluate is worked out once."""
+    """The constructor walks of one tree; what each class's walk needs to evaluate is worked out once,
+    from each function read once (builders share their base class's methods)."""
 
     def __init__(self) -> None:
         self._relevant: dict[tuple[str, int], frozenset[str]] = {}
+        self._scanned: dict[tuple[str, int], _Scanned] = {}
         self._matters: dict[tuple[str, int, int], bool] = {}
 
     def raises(
@@ -105,7 +109,7 @@ class Constructors:
                 continue
             key = (built.path, built.node.start_byte)
             if key not in self._relevant:
-                self._relevant[key] = _relevant(interpreter.modules, built, entered.body)
+                self._relevant[key] = self._needs(interpreter.modules, built, entered)
             walk = _Walk(interpreter, this, self._relevant[key], self._matters)
             try:
                 walk.block(entered, entered.body, [], depth=0)
@@ -115,40 +119,50 @@ class Constructors:
             asked |= walk.asked
         return found, frozenset(asked), settled
 
+    def _needs(self, modules: Modules, cls: ClassRef, constructor: Entered) -> frozenset[str]:
+        """The names a walk of `cls`'s constructor must compute: what the conditions on the way to a raise read.
 
-def _relevant(modules: Modules, cls: ClassRef, body: list[tree_sitter.Node]) -> frozenset[str]:
-    """The names a walk of `cls`'s constructor must compute: what the conditions on the way to a raise read.
-
-    Read from the constructor and the methods of the class it calls on self or super(), by name
-    (a local and an attribute of self alike), to a fixpoint: a condition over a raise or a call on
-    self, what an assignment to a needed name reads, and the condition over such an assignment.
-    Anything else (a workspace, a wrapper, a buffer, a flag only a kernel call reads) cannot change
-    which raise is reached, and is not evaluated.
-    """
-    functions = [body]
-    called = {n for stmt in body for n in _self_calls(stmt)}
-    todo, seen = [cls], 0
-    while todo and seen < 8:
-        current, seen = todo.pop(0), seen + 1
-        for name in called:
-            found = modules.method(current, name, depth=0)
-            if found is not None:
-                functions.append(_function_body(found[1]))
-        todo += modules.bases(current)
-    needed: set[str] = set()
-    # (what it reads, the names it assigns under it, whether a raise or a call on self is under it)
-    items: list[tuple[set[str], set[str], bool]] = []
-    for statements in functions:
-        for stmt in statements:
-            _collect(stmt, needed, items)
-    grown = True
-    while grown:
-        grown = False
-        for reads, assigns, decisive in items:
-            if (decisive or assigns & needed) and not reads <= needed:
-                needed |= reads
-                grown = True
-    return frozenset(needed)
+        Read from the constructor and the methods of the class it calls on self or super(), by name
+        (a local and an attribute of self alike), to a fixpoint: a condition over a raise or a call on
+        self, what an assignment to a needed name reads, and the condition over such an assignment.
+        Anything else (a workspace, a wrapper, a buffer, a flag only a kernel call reads) cannot change
+        which raise is reached, and is not evaluated.
+        """
+        body = constructor.body
+        functions = [(constructor.scope.path, body)]
+        called = {n for stmt in body for n in _self_calls(stmt)}
+        todo, seen = [cls], 0
+        while todo and seen < 8:
+            current, seen = todo.pop(0), seen + 1
+            for name in called:
+                found = modules.method(current, name, depth=0)
+                if found is not None:
+                    functions.append((found[0].path, _function_body(found[1])))
+            todo += modules.bases(current)
+        needed: set[str] = set()
+        # (what it reads, the names it assigns under it, whether a raise or a call on self is under it)
+        items: list[tuple[set[str], set[str], bool]] = []
+        for path, statements in functions:
+            if not statements:
+                continue
+            key = (path, statements[0].start_byte)
+            if key not in self._scanned:
+                arguments: set[str] = set()
+                scanned: list[tuple[set[str], set[str], bool]] = []
+                for stmt in statements:
+                    _collect(stmt, arguments, scanned)
+                self._scanned[key] = (frozenset(arguments), scanned)
+            arguments_read, scanned_items = self._scanned[key]
+            needed |= arguments_read
+            items += scanned_items
+        grown = True
+        while grown:
+            grown = False
+            for reads, assigns, decisive in items:
+                if (decisive or assigns & needed) and not reads <= needed:
+                    needed |= reads
+                    grown = True
+        return frozenset(needed)
 
 
 def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str], set[str], bool]]) -> _Under:
@@ -165,7 +179,7 @@ def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str
             assigns |= under
             decisive = decisive or inside
     kind = node.type
-    calls = _self_calls(node)
+    calls = _self_calls(node) if kind in ("call", "expression_statement") else set()  # nothing else is such a call
     if kind in ("if_statement", "elif_clause", "while_statement", "for_statement"):
         head = node.child_by_field_name("right" if kind == "for_statement" else "condition")
         if head is not None:
