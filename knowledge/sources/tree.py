@@ -59,6 +59,7 @@ class SourceTree:
         self.commit = commit
         self._parsed: dict[str, tree_sitter.Tree] = {}
         self._resolved: dict[str, Path] = {}
+        self._directories: dict[PurePosixPath, Path] = {}
         self._memo: dict[str, object] = {}
 
     def resolve(self, relpath: str) -> Path:
@@ -71,11 +72,20 @@ class SourceTree:
             raise PathOutsideTreeError(
                 f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
             )
-        candidate = (self.root / pure).resolve()
+        candidate = self._directory(pure.parent) / pure.name
+        if candidate.is_symlink():
+            candidate = candidate.resolve()
         if not candidate.is_relative_to(self.root):
             raise PathOutsideTreeError(f"{clip(relpath)} resolves outside the vLLM tree (a link out); refused.")
         self._resolved[relpath] = candidate
         return candidate
+
+    def _directory(self, pure: PurePosixPath) -> Path:
+        """A directory resolved once: a file in it then costs one link check, not one per part of its path."""
+        known = self._directories.get(pure)
+        if known is None:
+            known = self._directories[pure] = (self.root / pure).resolve()
+        return known
 
     def exists(self, relpath: str) -> bool:
         return self.resolve(relpath).is_file()

@@ -1,0 +1,50 @@
+"""SourceTree's path checks: a file is read only from inside the tree, however its directories are linked."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vllm_quant_mcp.knowledge.sources.tree import PathOutsideTreeError, SourceTree
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "vllm" / "config").mkdir(parents=True)
+    (root / "vllm" / "config" / "cache.py").write_text("x = 1\n", encoding="utf-8")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("token = 1\n", encoding="utf-8")
+    return root
+
+
+def test_a_file_under_a_directory_linked_out_of_the_tree_is_refused(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    os.symlink(tmp_path / "outside", root / "vllm" / "elsewhere")
+    tree = SourceTree(root, "v0.32.0")
+    assert tree.read_text("vllm/config/cache.py") == "x = 1\n"  # the directory cache holds vllm/ first
+    with pytest.raises(PathOutsideTreeError):
+        tree.read_bytes("vllm/elsewhere/secret.py")
+
+
+def test_a_file_linked_out_of_the_tree_from_a_directory_already_resolved_is_refused(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    os.symlink(tmp_path / "outside" / "secret.py", root / "vllm" / "config" / "link.py")
+    tree = SourceTree(root, "v0.32.0")
+    assert tree.exists("vllm/config/cache.py")
+    with pytest.raises(PathOutsideTreeError):
+        tree.read_bytes("vllm/config/link.py")
+
+
+def test_links_that_stay_inside_the_tree_resolve_to_their_target(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    os.symlink(root / "vllm" / "config", root / "vllm" / "settings")
+    os.symlink(root / "vllm" / "config" / "cache.py", root / "vllm" / "cache_link.py")
+    tree = SourceTree(root, "v0.32.0")
+    target = (root / "vllm" / "config" / "cache.py").resolve()
+    assert tree.resolve("vllm/settings/cache.py") == target
+    assert tree.resolve("vllm/cache_link.py") == target
+    assert tree.resolve("vllm/config/absent.py") == target.parent / "absent.py"
+    assert not tree.exists("vllm/config/absent.py")
