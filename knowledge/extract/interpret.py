@@ -226,6 +226,7 @@ class Shared:
     values: dict[tuple[str, int], Any] = field(default_factory=dict)
     literals: dict[int, Any] = field(default_factory=dict)  # by node id: the parsed trees outlive the interpreters
     names: dict[tuple[str, str], Any] = field(default_factory=dict)
+    enums: dict[tuple[str, int], bool] = field(default_factory=dict)  # whether a class is an Enum, read once each
 
 
 class Interpreter:
@@ -801,7 +802,7 @@ class Interpreter:
         return _ENV_WORDS.get(written.strip().lower(), written)
 
     def _class_attr(self, cls: _Class, attr: str, path: str, node: tree_sitter.Node) -> Any:
-        if _is_enum(cls.ref):
+        if self._is_enum(cls.ref):
             return Member(cls.ref.name, attr)
         found = self._find_attr(cls.ref, attr)
         if found is None:
@@ -814,6 +815,14 @@ class Interpreter:
             self.shared.values[key] = self._expr(definition, _Frame(owner.path, owner=owner, bound=cls))
         value = self.shared.values[key]
         return copy.copy(value) if isinstance(value, list | dict | set) else value
+
+    def _is_enum(self, cls: ClassRef) -> bool:
+        """Asked at every class attribute read; its bases' text is read once per class."""
+        key = (cls.path, cls.node.start_byte)
+        known = self.shared.enums.get(key)
+        if known is None:
+            known = self.shared.enums[key] = _is_enum(cls)
+        return known
 
     def _find_attr(self, cls: ClassRef, attr: str) -> tuple[ClassRef, tree_sitter.Node, str] | None:
         """Where `attr` is defined along the MRO: a method's definition, or a class attribute's value."""
@@ -963,7 +972,7 @@ class Interpreter:
 
     def _boolean(self, node: tree_sitter.Node, frame: _Frame) -> Any:
         operator = node.child_by_field_name("operator")
-        is_and = operator is not None and text(operator) == "and"
+        is_and = operator is not None and operator.type == "and"  # a keyword token's type is its text
         left = self._expr(_field(node, "left", frame.path), frame)
         truth = self.truth(left)
         if not isinstance(truth, Unknown) and truth != is_and:
@@ -1000,7 +1009,7 @@ class Interpreter:
         if isinstance(value, Unknown) or len(keys) != 1:
             return value if isinstance(value, Unknown) else _unknown("a slice", frame.path, node)
         key = self._expr(keys[0], frame)
-        if isinstance(value, _Class) and _is_enum(value.ref) and isinstance(key, str):
+        if isinstance(value, _Class) and self._is_enum(value.ref) and isinstance(key, str):
             return Member(value.ref.name, key)
         try:
             return value[key]
