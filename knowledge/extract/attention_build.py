@@ -416,6 +416,9 @@ class _Walk:
         function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if function is None or function.type != "attribute":
             return False
+        owner = function.child_by_field_name("object")
+        if owner is not None and owner.type == "identifier" and text(owner) not in at.scope.locals:
+            return False  # a module-level name (a logger, torch): never the object under construction
         callee, _ = self.interpreter.evaluate(function, at.scope)
         args: list[Marked] = []
         kwargs: dict[str, Marked] = {}
