@@ -227,6 +227,7 @@ class Shared:
     literals: dict[int, Any] = field(default_factory=dict)  # by node id: the parsed trees outlive the interpreters
     names: dict[tuple[str, str], Any] = field(default_factory=dict)
     enums: dict[tuple[str, int], bool] = field(default_factory=dict)  # whether a class is an Enum, read once each
+    words: dict[int, str] = field(default_factory=dict)  # by node id, as literals: each name's text, read once
 
 
 class Interpreter:
@@ -665,7 +666,7 @@ class Interpreter:
         )
 
     def _name(self, node: tree_sitter.Node, frame: _Frame) -> Any:
-        name = text(node)
+        name = self._word(node)
         if name in frame.locals:
             frame.read.add(name)
             if frame.marks:
@@ -674,6 +675,13 @@ class Interpreter:
         if name in _BUILTINS:
             return _BUILTINS[name]
         return self._module_name(frame.path, name, node, hops=4)
+
+    def _word(self, node: tree_sitter.Node) -> str:
+        """A name's text: the same few thousand names are looked up at every call, and decoding each costs."""
+        known = self.shared.words.get(node.id)
+        if known is None:
+            known = self.shared.words[node.id] = text(node)
+        return known
 
     # -- expressions ----------------------------------------------------------------------------------------
 
@@ -750,8 +758,8 @@ class Interpreter:
 
     def _attribute(self, node: tree_sitter.Node, frame: _Frame) -> Any:
         obj_node, attr_node = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-        attr = text(attr_node) if attr_node is not None else ""
-        owner = text(obj_node) if obj_node is not None and obj_node.type == "identifier" else ""
+        attr = self._word(attr_node) if attr_node is not None else ""
+        owner = self._word(obj_node) if obj_node is not None and obj_node.type == "identifier" else ""
         if owner == "torch" and attr in _TORCH_DTYPES:
             return attr
         if owner == "envs":
