@@ -50,6 +50,11 @@ class _Guard:
     negated: bool = False
 
 
+# What the scans of a body pass over: nested definitions (not run by the constructor) and leaves that hold
+# no statement or call (names, numbers, comments: most of the nodes of a body).
+_UNREAD = frozenset(
+    {"function_definition", "class_definition", "identifier", "integer", "float", "true", "false", "none", "comment"}
+)
 _Under = tuple[set[str], bool]  # the names a statement assigns, and whether a raise or a call on self is in it
 # A function read once: the names its calls on self pass, and its conditions and assignments as `_collect` gives them.
 _Scanned = tuple[frozenset[str], list[tuple[set[str], set[str], bool]]]
@@ -174,7 +179,7 @@ def _collect(node: tree_sitter.Node, needed: set[str], items: list[tuple[set[str
     assigns: set[str] = set()
     decisive = False
     for child in node.named_children:
-        if child.type not in ("function_definition", "class_definition"):
+        if child.type not in _UNREAD:
             under, inside = _collect(child, needed, items)
             assigns |= under
             decisive = decisive or inside
@@ -297,11 +302,7 @@ class _Walk:
             return True
         if node.type == "expression_statement" and self._needed(node):
             return True
-        return any(
-            self._holds_needed(child)
-            for child in node.named_children
-            if child.type not in ("function_definition", "class_definition")
-        )
+        return any(self._holds_needed(child) for child in node.named_children if child.type not in _UNREAD)
 
     def _taint(self, at: Entered, before: tuple[dict[str, Any], dict[str, Any]], marks: frozenset[str]) -> None:
         """What a branch set depends on what chose the branch: `if gpu_ok: self.x = True` makes x read the GPU."""
