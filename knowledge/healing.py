@@ -8,6 +8,10 @@ beside its place (kept for a post-mortem, never read again), one warning says so
 log (the CLI's stderr, the MCP server's log), and the caller carries on from the source as
 if the cache were empty. `DiskCache` does it for the diskcache (sqlite) caches of HTTP
 answers, whose damage shows only when a query runs.
+
+A cache folder this process may not write (a team's shared cache mounted read-only, without
+VLLM_QUANT_MCP_STATE_DIR pointing elsewhere) is not damage: nothing is moved, the answers are
+fetched live and not kept, and one note says how to keep them.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import diskcache
 
-__all__ = ["DAMAGE", "DiskCache", "quarantine"]
+__all__ = ["DAMAGE", "DiskCache", "quarantine", "unwritable"]
 
 log = logging.getLogger("vllm_quant_mcp.healing")
 
@@ -31,6 +35,12 @@ T = TypeVar("T")
 
 # What a damaged sqlite database or a damaged pickled value raises when read.
 DAMAGE = (sqlite3.DatabaseError, pickle.UnpicklingError, EOFError)
+
+
+def unwritable(exc: BaseException) -> bool:
+    """Whether sqlite refused a database because it may not be written there (not damage, not a lock)."""
+    message = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("readonly" in message or "unable to open" in message)
 
 
 def quarantine(path: Path, problem: str) -> str:
@@ -60,10 +70,18 @@ class DiskCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.notes: list[str] = []  # what healing said, for the result of the call that met the damage
+        self._cache: diskcache.Cache | None
         try:
             self._cache = self._open()
+        except OSError as exc:  # the folder cannot be created or written: permissions, a read-only file system
+            self._cache = None
+            self._bypass(exc)
         except DAMAGE as exc:
-            self._cache = self._reopen(exc)
+            if not unwritable(exc):
+                self._cache = self._reopen(exc)
+            else:
+                self._cache = None
+                self._bypass(exc)
 
     def _open(self) -> diskcache.Cache:
         import diskcache
@@ -72,8 +90,16 @@ class DiskCache:
         cache.get("")  # touch the database: a damaged one raises here, not at a caller's first read
         return cache
 
+    def _bypass(self, exc: BaseException) -> None:
+        note = (
+            f"The cache folder {self.directory} cannot be written ({exc}): answers are fetched live and not kept. "
+            "Set VLLM_QUANT_MCP_STATE_DIR to a writable folder to keep them."
+        )
+        log.warning(note)
+        self.notes.append(note)
+
     def _reopen(self, exc: BaseException) -> diskcache.Cache:
-        if isinstance(exc, sqlite3.OperationalError):  # locked, unwritable, out of space: not damage, not ours to hide
+        if isinstance(exc, sqlite3.OperationalError):  # locked, out of space: not damage, not ours to hide
             raise exc
         self.notes.append(quarantine(self.directory, f"{type(exc).__name__}: {exc}"))
         return self._open()
@@ -83,7 +109,9 @@ class DiskCache:
         notes, self.notes = tuple(self.notes), []
         return notes
 
-    def _healed(self, run: Callable[[diskcache.Cache], T]) -> T:
+    def _healed(self, run: Callable[[diskcache.Cache], T], bypassed: T) -> T:
+        if self._cache is None:  # unwritable: nothing kept, nothing to read
+            return bypassed
         try:
             return run(self._cache)
         except DAMAGE as exc:
@@ -92,13 +120,14 @@ class DiskCache:
             return run(self._cache)
 
     def get(self, key: str) -> Any:
-        return self._healed(lambda cache: cache.get(key))
+        return self._healed(lambda cache: cache.get(key), None)
 
     def set(self, key: str, value: Any, expire: float | None = None) -> None:
-        self._healed(lambda cache: cache.set(key, value, expire=expire))
+        self._healed(lambda cache: cache.set(key, value, expire=expire), None)
 
     def close(self) -> None:
-        self._cache.close()
+        if self._cache is not None:
+            self._cache.close()
 
     def __enter__(self) -> DiskCache:
         return self

@@ -5,6 +5,10 @@ VLLM_QUANT_MCP_CACHE_DIR   where registries, trees, sdists and the git repositor
 VLLM_QUANT_MCP_REMOTE      git remote the `git` source fetches tags from
 VLLM_QUANT_MCP_INDEX_URL   PEP 691 simple-index base URL the `pypi` and `wheel` sources use
 VLLM_QUANT_MCP_KEEP_SDISTS 1 keeps each downloaded sdist under <cache>/sdists/ (default: read, then dropped)
+VLLM_QUANT_MCP_STATE_DIR   where answers fetched on demand are kept (GitHub responses, model configs from the hub,
+                           the treeless history lookup_issue proves releases with); default: the cache dir.
+                           Apart from it because a team shares one prepared cache read-only among its servers,
+                           while these answers are written by each server as its clients ask.
 """
 
 from __future__ import annotations
@@ -30,12 +34,15 @@ class Settings(BaseModel):
     remote: str = Field(default=DEFAULT_REMOTE, description="Git remote for the `git` source.")
     index_url: str = Field(default=DEFAULT_INDEX_URL, description="Simple-index base URL, without /vllm/.")
     keep_sdists: bool = Field(default=False, description="Keep downloaded sdists (45 MB each) for the next refresh.")
+    state_dir: Path = Field(description="Root of what tools write as they answer (github/, hub/, git/history/).")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
-        cache_dir = environ.get("VLLM_QUANT_MCP_CACHE_DIR") or platformdirs.user_cache_dir("vllm-quant-mcp")
+        cache_dir = Path(environ.get("VLLM_QUANT_MCP_CACHE_DIR") or platformdirs.user_cache_dir("vllm-quant-mcp"))
+        state_dir = environ.get("VLLM_QUANT_MCP_STATE_DIR")
         return cls(
-            cache_dir=Path(cache_dir).expanduser(),
+            cache_dir=cache_dir.expanduser(),
+            state_dir=Path(state_dir).expanduser() if state_dir else cache_dir.expanduser(),
             remote=environ.get("VLLM_QUANT_MCP_REMOTE") or DEFAULT_REMOTE,
             index_url=(environ.get("VLLM_QUANT_MCP_INDEX_URL") or DEFAULT_INDEX_URL).rstrip("/"),
             keep_sdists=environ.get("VLLM_QUANT_MCP_KEEP_SDISTS", "") not in ("", "0"),

@@ -27,6 +27,8 @@ def test_the_deployment_serves_stateless_http_with_the_token_from_a_secret_on_a_
     token = next(e for e in container["env"] if e["name"] == "VLLM_QUANT_MCP_TOKEN")
     assert token["valueFrom"]["secretKeyRef"]["name"] == _manifests()["Secret"]["metadata"]["name"]
     assert {"name": "cache", "mountPath": "/cache", "readOnly": True} in container["volumeMounts"]
+    state = next(e["value"] for e in container["env"] if e["name"] == "VLLM_QUANT_MCP_STATE_DIR")
+    assert any(m["mountPath"] == state and not m.get("readOnly") for m in container["volumeMounts"])
     assert container["readinessProbe"]
 
 

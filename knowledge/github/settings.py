@@ -40,9 +40,9 @@ class GitHubSettings(BaseModel):
     api_url: str = Field(default=DEFAULT_API_URL, description="REST API base URL, without a trailing slash.")
     token: SecretStr | None = Field(default=None, description="Bearer token; never logged or cached.")
     repos: tuple[str, ...] = Field(default=(DEFAULT_REPO,), description="Repositories lookups may name, first=default.")
-    cache_dir: Path = Field(description="Where diskcache keeps responses (<cache>/github).")
+    cache_dir: Path = Field(description="Where diskcache keeps responses (<state>/github).")
     remote: str = Field(default=DEFAULT_REMOTE, description="vLLM's git remote, fetched treeless to prove releases.")
-    history_dir: Path = Field(description="Where the treeless history repositories live (<cache>/git/history).")
+    history_dir: Path = Field(description="Where the treeless history repositories live (<state>/git/history).")
     timeout: float = Field(default=10.0, gt=0, description="Seconds per request (connect, read, write, pool).")
     deadline: float = Field(default=30.0, gt=0, description="Seconds one lookup may spend on the network in all.")
     open_ttl: float = Field(default=600.0, ge=0, description="Seconds an open item or a list is served as is.")
@@ -82,5 +82,5 @@ class GitHubSettings(BaseModel):
 
 
 def github_settings() -> GitHubSettings:
-    """Settings from the process environment, under the store's cache root."""
-    return GitHubSettings.from_env(os.environ, settings().cache_dir)
+    """Settings from the process environment, under the folder for what tools write as they answer."""
+    return GitHubSettings.from_env(os.environ, settings().state_dir)

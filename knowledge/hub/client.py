@@ -138,7 +138,7 @@ class HubClient:
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
         self._token = token
-        self.cache_dir = cache_dir or settings().cache_dir / "hub"
+        self.cache_dir = cache_dir or settings().state_dir / "hub"
         self.hf_cache = hf_cache  # None: huggingface_hub's own (HF_HUB_CACHE, else HF_HOME/hub)
         self.offline = offline
         self.timeout = timeout

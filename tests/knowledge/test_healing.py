@@ -7,7 +7,6 @@ file cut short) and asks through the real client or store, against the real loca
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,13 +86,33 @@ def test_a_damaged_hugging_face_api_cache_is_moved_aside_and_the_model_is_still_
     assert len(healing_warnings(caplog)) == 1
 
 
-def test_a_sqlite_error_that_is_not_damage_is_not_hidden(tmp_path: Path) -> None:
-    """Only damage heals: a cache folder that cannot be written (here: a file in its place) still fails loudly."""
+def test_a_cache_folder_that_cannot_be_written_is_bypassed_not_moved_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A shared cache mounted read-only is not damage: the model is read live, nothing is moved, one note says how
+    to keep answers (here the folder cannot be created: a file stands in its place, which root cannot write either)."""
     (tmp_path / "hub").write_text("a file, not a folder", encoding="utf-8")
-    with pytest.raises((OSError, sqlite3.Error)):
-        HubClient(endpoint="http://127.0.0.1:9", cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf").model_files(
-            "Qwen/Qwen3-30B-A3B"
-        )
+    with HubServer() as hub, caplog.at_level(logging.WARNING):
+        client = HubClient(endpoint=hub.endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf")
+        files = client.model_files("Qwen/Qwen3-30B-A3B")
+    assert files.origin == "hub"
+    assert (tmp_path / "hub").read_text(encoding="utf-8") == "a file, not a folder"
+    assert moved_aside(tmp_path, "hub") == []
+    (note,) = [n for n in files.notes if "cannot be written" in n]
+    assert "VLLM_QUANT_MCP_STATE_DIR" in note and len(healing_warnings(caplog)) == 1
+
+
+def test_a_github_lookup_on_a_cache_it_cannot_write_answers_live(tmp_path: Path) -> None:
+    (tmp_path / "github").write_text("a file, not a folder", encoding="utf-8")
+    with GitHubApi() as api:
+        api.issues[7] = issue_json("vllm-project/vllm", 7)
+        config = GitHubSettings.from_env({"VLLM_QUANT_MCP_GITHUB_API": api.base_url}, tmp_path)
+        client = GitHubClient(config, clock=Clock())
+        first, second = client.get(ISSUE), client.get(ISSUE)
+        client.close()
+    assert first.data["number"] == 7 and second.data["number"] == 7
+    assert [n for n in first.notes if "cannot be written" in n] and not second.notes
+    assert api.paths().count(ISSUE) == 2  # nothing kept: the second lookup asks again
 
 
 def test_a_damaged_cached_registry_is_moved_aside_once_and_the_bundled_one_answers(

@@ -24,6 +24,8 @@ def cli_env(cache: Path, **extra: str) -> dict[str, str]:
         **extra,
     }
     env.pop("VLLM_QUANT_MCP_TAG", None)
+    if "VLLM_QUANT_MCP_STATE_DIR" not in extra:  # what tools write goes under `cache`, never a developer's folder
+        env.pop("VLLM_QUANT_MCP_STATE_DIR", None)
     return env
 
 
