@@ -5,15 +5,15 @@ back to the model that sent it (every error naming user input quotes it through 
 A URL with `user:password@` in it (an index mirror, a GitHub Enterprise API, a git remote)
 would reach MCP clients, logs and the registry's stored `source.origin`: `redact` is
 applied at each of those edges and before anything is stored. The URL's credentials are
-still used where they are meant to be (httpx and git read them from the URL itself).
+still used where they are meant to be (httpx and git read them from the URL itself). The
+log records' side is in redacted_logs.py: importing logging would cost every CLI grep.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 
-__all__ = ["CLIP", "RedactingFilter", "clip", "redact", "redact_logging"]
+__all__ = ["CLIP", "clip", "redact"]
 
 CLIP = 60  # characters of a bad value an error quotes: enough to recognise it, too few to echo a payload
 
@@ -34,23 +34,3 @@ def clip(value: object, limit: int = CLIP, *, quote: bool = True) -> str:
 def redact(text: str) -> str:
     """The text with URL userinfo and secret-bearing query parameters replaced by `***`."""
     return _SECRET_PARAM.sub(r"\g<name>***", _USERINFO.sub(r"\g<scheme>***@", text))
-
-
-class RedactingFilter(logging.Filter):
-    """Redacts every record a handler emits, whatever logger (ours, httpx, gitpython, the SDK) made it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        if record.exc_info and record.exc_info[1] is not None:
-            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
-        return True
-
-
-def redact_logging() -> None:
-    """Put the filter on every handler the root logger has now, and on logging's last resort (the CLI's stderr)."""
-    for handler in [*logging.getLogger().handlers, logging.lastResort]:
-        if handler is not None and not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(RedactingFilter())

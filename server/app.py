@@ -33,8 +33,9 @@ from mcp.types import (
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
-from vllm_quant_mcp.knowledge.echo import clip, redact, redact_logging
+from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.names import nearest
+from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
 

@@ -26,7 +26,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from vllm_quant_mcp.knowledge.echo import redact_logging
+from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
 
 from .cli_cache import add_cache

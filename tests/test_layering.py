@@ -14,7 +14,7 @@ import pytest
 from support.paths import REPO
 
 PACKAGE = "vllm_quant_mcp"
-BASE = {"errors", "tags", "settings", "atomic", "bounded", "names", "progress", "echo", "healing"}
+BASE = {"errors", "tags", "settings", "atomic", "bounded", "names", "progress", "echo", "redacted_logs", "healing"}
 
 # Which knowledge roles each role may import, in the order data flows (DESIGN.md).
 KNOWLEDGE_ROLES: dict[str, set[str]] = {

@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from vllm_quant_mcp.knowledge.echo import CLIP, RedactingFilter, clip, redact
+from vllm_quant_mcp.knowledge.echo import CLIP, clip, redact
+from vllm_quant_mcp.knowledge.redacted_logs import RedactingFilter
 
 
 def test_a_huge_value_is_quoted_as_a_short_prefix_that_says_how_much_was_left_out() -> None:
