@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any, ParamSpec, TypeVar
 
+import anyio
+import anyio.to_thread
 from mcp.server import MCPServer, ServerRequestContext
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -78,6 +80,8 @@ class VllmQuantServer(MCPServer):
     models that is a third of a second, paid by each agent session that only lists tools.
     The shipped listing (tools_list.json) is what registration produces, trimmed (see
     schemas.py); tests/server/test_tool_list.py regenerates and checks it, so it cannot drift.
+    Registration starts on a thread once the listing is sent (a client lists, then calls), so
+    the first call finds it done or under way rather than paying all of it on its own clock.
     """
 
     def __init__(self, register_tools: Callable[[MCPServer], None], **settings: Any) -> None:
@@ -85,6 +89,10 @@ class VllmQuantServer(MCPServer):
         self._register_tools = register_tools
         self._registered = False
         self._registering = threading.Lock()
+
+    @property
+    def tools_registered(self) -> bool:
+        return self._registered
 
     def _ensure_tools(self) -> None:
         with self._registering:
@@ -107,12 +115,16 @@ class VllmQuantServer(MCPServer):
         ]
 
     async def list_tools(self) -> list[MCPTool]:
+        """The shipped listing at once; registration starts behind it, since a call usually follows a listing."""
+        if not self._registered and not self._registering.locked():
+            threading.Thread(target=self._ensure_tools, name="register-tools", daemon=True).start()
         return shipped_tools()
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        self._ensure_tools()
+        if not self._registered:  # off the event loop: other sessions' requests go on meanwhile
+            await anyio.to_thread.run_sync(self._ensure_tools)
         try:
             _refuse_unknown_arguments(name, arguments)
             return await super().call_tool(name, arguments, context)

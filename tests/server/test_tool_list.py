@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.client import Client
 from mcp.types import Tool
@@ -72,6 +73,16 @@ async def test_a_client_lists_the_shipped_tools_and_calls_one_before_anything_wa
         result = await client.call_tool("list_tags", {})
     assert _dump(listed.tools) == _dump(shipped_tools())
     assert "v0.32.0" in (result.structured_content or {})["tags"]
+
+
+async def test_listing_the_tools_starts_their_registration_so_no_call_pays_it_on_the_event_loop() -> None:
+    server = build_server(lambda: make_context(None))
+    async with Client(server) as client:
+        assert not server.tools_registered
+        await client.list_tools()
+        with anyio.fail_after(30):
+            while not server.tools_registered:  # no tool was called: the listing alone set it going
+                await anyio.sleep(0.02)
 
 
 async def test_tools_list_fits_the_token_budget_an_agent_pays_every_session() -> None:
