@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.releases import install_release_tree
 
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.loading import index_for
@@ -17,13 +16,6 @@ from vllm_quant_mcp.server.entry import main
 from vllm_quant_mcp.server.toolsets import all_specs
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
 from vllm_quant_mcp.tools.grep_vllm_source.tool import grep_tree
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cache")
-    install_release_tree(root, "0.32.0")
-    return root
 
 
 @pytest.mark.parametrize(
@@ -40,15 +32,15 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_fast_grep_prints_what_the_tools_renderer_prints(
-    cache: Path,
+    cache_with_tree: Path,
     argv: list[str],
     query: dict[str, object],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache))
+    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache_with_tree))
     assert grep([*argv, "--tag", "v0.32.0"]) == 0
-    tree = Store(cache).source_tree("v0.32.0")
+    tree = Store(cache_with_tree).source_tree("v0.32.0")
     result = grep_tree(tree, index_for(tree), GrepQuery(**query))  # type: ignore[arg-type]
     spec = next(s for s in all_specs() if s.name == "grep_vllm_source")
     spell = build_parser().parse_args(["grep", "x"]).spell
@@ -66,17 +58,17 @@ def test_fast_grep_prints_what_the_tools_renderer_prints(
     ],
 )
 def test_fast_grep_leaves_other_cases_to_the_generated_cli(
-    cache: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch
+    cache_with_tree: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache))
+    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache_with_tree))
     monkeypatch.delenv("VLLM_QUANT_MCP_TAG", raising=False)
     assert grep(argv) is None
 
 
 def test_the_cli_reports_a_bad_pattern_through_the_generated_path(
-    cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    cache_with_tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache))
+    monkeypatch.setenv("VLLM_QUANT_MCP_CACHE_DIR", str(cache_with_tree))
     assert main(["grep", "(unclosed", "--tag", "v0.32.0"]) == 2
     err = capsys.readouterr().err
     assert "--fixed-string" in err and "fixed_string" not in err

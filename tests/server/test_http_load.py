@@ -15,18 +15,10 @@ import anyio
 import anyio.to_thread
 import pytest
 from support.http_server import http_server, http_session
-from support.releases import install_release_tree
 
 pytestmark = pytest.mark.anyio
 HEAVY = {"pattern": r"(\w+)\s+\1\b", "tag": "v0.32.0", "max_results": 1}
 SESSIONS, CALLS_EACH = 3, 15  # 45 expensive calls in flight
-
-
-@pytest.fixture(scope="module")
-def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("cache")
-    install_release_tree(cache, "0.32.0")
-    return cache
 
 
 def _cpu_seconds(pid: int) -> float:

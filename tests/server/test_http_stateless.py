@@ -13,17 +13,9 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 from support.http_server import http_server, http_session
-from support.releases import install_release_tree
 from support.rrproxy import round_robin
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("cache")
-    install_release_tree(cache, "0.32.0")
-    return cache
 
 
 @contextmanager

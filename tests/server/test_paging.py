@@ -19,7 +19,7 @@ from mcp.types import CallToolResult, TextContent
 from support.githubapi import GitHubApi, issue_json
 from support.mcp_session import stdio_session
 from support.paths import REPO
-from support.releases import install_release_tree, release_tree
+from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.registry.diff import diff_registries
 from vllm_quant_mcp.knowledge.registry.store import Store
@@ -112,13 +112,6 @@ async def test_registry_diff_and_gates_pages_join_to_the_whole_answer_within_the
     assert joined_gates == _flat_gates(expected["findings"], expected["hops"])
     assert len(gates) > 1 and gates[0]["command"] == expected["command"]
     assert all(page["command"] is None for page in gates[1:])
-
-
-@pytest.fixture(scope="module")
-def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("cache")
-    install_release_tree(cache, "0.32.0")
-    return cache
 
 
 async def test_grep_and_find_symbol_pages_join_to_every_match_within_the_budget(cache_with_tree: Path) -> None:

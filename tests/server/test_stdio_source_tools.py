@@ -11,17 +11,10 @@ from typing import Any
 
 import pytest
 from support.mcp_session import stdio_session
-from support.releases import install_release_tree, release_tree
+from support.releases import release_tree
 
 pytestmark = pytest.mark.anyio
 CACHE_PY = "vllm/config/cache.py"
-
-
-@pytest.fixture(scope="module")
-def cache_with_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("cache")
-    install_release_tree(cache, "0.32.0")
-    return cache
 
 
 def _line_of(path: Path, prefix: str) -> int:

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.support.claims import kv_limit_claims
 
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    return load_knowledge()
-
-
-@pytest.fixture(scope="module")
-def registries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Registry]:
-    store = Store(Path(tmp_path_factory.mktemp("store")))
-    return {t: store.load_registry(t) for t in ("v0.31.0", "v0.32.0")}
+def registries(registries_at: Callable[..., dict[str, Registry]]) -> dict[str, Registry]:
+    return registries_at("v0.31.0", "v0.32.0")
 
 
 def _with_kv_limit(kb: KnowledgeBase, fact_id: str, **limits: object) -> KnowledgeBase:
@@ -54,10 +47,9 @@ def test_a_claim_that_a_gpu_runs_what_no_backend_takes_is_contradicted_too(
 
 
 def test_nvfp4_off_sm100_agrees_where_the_builder_raises_and_shows_both_sides_where_only_flashinfer_fails(
-    kb: KnowledgeBase, tmp_path: Path
+    kb: KnowledgeBase, registries_at: Callable[..., dict[str, Registry]]
 ) -> None:
-    store = Store(tmp_path)
-    registries = {t: store.load_registry(t) for t in ("v0.21.0", "v0.22.0", "v0.23.0", "v0.24.0")}
+    registries = registries_at("v0.21.0", "v0.22.0", "v0.23.0", "v0.24.0")
     results = {
         r.claim.split("gpu=")[1].split(",")[0]: r for r in kv_limit_claims(kb, registries) if r.fact_id == "kv-nvfp4"
     }

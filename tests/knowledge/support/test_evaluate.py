@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from support.bundled_json import raw
 
 from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, ROCM_GRID
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.support.curated import kv_judgement
@@ -17,14 +18,8 @@ from vllm_quant_mcp.knowledge.support.evaluate import capability_of, kv_support,
 
 
 @pytest.fixture(scope="module")
-def kb() -> KnowledgeBase:
-    return load_knowledge()
-
-
-@pytest.fixture(scope="module")
-def registries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Registry]:
-    store = Store(Path(tmp_path_factory.mktemp("store")))
-    return {t: store.load_registry(t) for t in ("v0.14.0", "v0.29.0", "v0.30.0", "v0.31.0", "v0.32.0")}
+def registries(registries_at: Callable[..., dict[str, Registry]]) -> dict[str, Registry]:
+    return registries_at("v0.14.0", "v0.29.0", "v0.30.0", "v0.31.0", "v0.32.0")
 
 
 def gpu(kb: KnowledgeBase, name: str) -> Gpu:
