@@ -26,7 +26,6 @@ import contextlib
 import logging
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,37 +40,17 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.http_server import until_working, wait_for_port
+from support.loopback import closed_port
+from support.releases import install_release_tree
 
 TAG = "v0.32.0"
 HEAVY = {"pattern": r"(\w+)\s+\1\b", "tag": TAG, "max_results": 1}
 CHEAP = [("get_registry", {"kind": "kv_cache_dtypes", "tag": TAG}), ("list_tags", {})]
 EXPENSIVE_SESSIONS = 3
 STOP_LIMIT = 60.0
-
-
-def prepare_cache(cache: Path) -> None:
-    """The v0.32.0 tree in `cache`, as `refresh` leaves it: from the test cache's tree, else the sdist from PyPI."""
-    tree = Path.home() / ".cache" / "vllm-quant-mcp-tests" / "trees" / "vllm-0.32.0"
-    store = Store(cache)
-    with store.lock(TAG):
-        if (tree / ".complete").exists():
-            store.install_tree(TAG, DirectorySource(tree))
-        else:
-            store.install_tree(TAG, PypiSource("https://pypi.org/simple", cache / "sdists"))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Session:
@@ -137,15 +116,8 @@ async def expensive_flood(url: str, total: int, outcomes: Counter[str]) -> None:
             tg.start_soon(one_session, total // EXPENSIVE_SESSIONS + (i < total % EXPENSIVE_SESSIONS))
 
 
-async def until_working(pid: int, seconds: float = 1.0) -> None:
-    start = cpu_seconds(pid)
-    with anyio.fail_after(120):
-        while cpu_seconds(pid) - start < seconds:
-            await anyio.sleep(0.1)
-
-
 def start(exe: str, cache: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
+    port = closed_port()  # free now; the server binds it next
     env = {**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(cache)}
     proc = subprocess.Popen(
         [exe, "serve", "--transport", "http", "--port", str(port)],
@@ -153,16 +125,10 @@ def start(exe: str, cache: Path) -> tuple[subprocess.Popen[bytes], str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise SystemExit(f"{exe} did not start an HTTP server") from None
-            time.sleep(0.05)
+    try:
+        wait_for_port(proc, port, 60)
+    except RuntimeError:
+        raise SystemExit(f"{exe} did not start an HTTP server") from None
     return proc, f"http://127.0.0.1:{port}/mcp"
 
 
@@ -248,7 +214,7 @@ def main() -> None:
     servers = dict(s.split("=", 1) for s in (args.server or [f"this={here}"]))
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         cache = Path(tmp) / "cache"
-        prepare_cache(cache)
+        install_release_tree(cache, TAG.removeprefix("v"))
         rows = {
             name: anyio.run(measure, exe, cache, args.sessions, args.expensive, args.calls)
             for name, exe in servers.items()

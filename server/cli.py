@@ -67,6 +67,7 @@ exit codes:
 environment:
   VLLM_QUANT_MCP_TAG        default tag (else the installed vLLM, else the newest bundled)
   VLLM_QUANT_MCP_CACHE_DIR  where refreshed trees and registries go
+  VLLM_QUANT_MCP_STATE_DIR  where GitHub and hub answers are kept (default the cache dir; for a read-only cache)
   VLLM_QUANT_MCP_REMOTE     git remote for refresh (default the public vLLM repository)
   VLLM_QUANT_MCP_INDEX_URL  package index (PEP 691 simple API) for refresh --source pypi
   VLLM_QUANT_MCP_KEEP_SDISTS=1  keep the downloaded sdist in the cache (default: dropped after reading)

@@ -7,31 +7,17 @@ fail instead of hang; benchmarks/bench_load.py measures the real figures.
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
 
 import anyio
 import anyio.to_thread
 import pytest
-from support.http_server import http_server, http_session
+from support.http_server import http_server, http_session, until_working
 
 pytestmark = pytest.mark.anyio
 HEAVY = {"pattern": r"(\w+)\s+\1\b", "tag": "v0.32.0", "max_results": 1}
 SESSIONS, CALLS_EACH = 3, 15  # 45 expensive calls in flight
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-async def _until_working(pid: int, seconds: float = 1.0) -> None:
-    """Until the server has spent `seconds` of CPU on the calls: they are running, not still on the way."""
-    start = _cpu_seconds(pid)
-    with anyio.fail_after(120):
-        while _cpu_seconds(pid) - start < seconds:
-            await anyio.sleep(0.1)
 
 
 async def _flood(url: str) -> None:
@@ -50,7 +36,7 @@ async def test_with_45_expensive_calls_in_flight_a_cheap_call_answers_and_sigter
         async with anyio.create_task_group() as flood:
             for _ in range(SESSIONS):
                 flood.start_soon(_flood, server.url)
-            await _until_working(server.proc.pid)
+            await until_working(server.proc.pid)
             with anyio.fail_after(30):
                 async with http_session(server.url) as session:
                     answer = await session.call_tool("get_registry", {"kind": "kv_cache_dtypes", "tag": "v0.32.0"})

@@ -12,13 +12,14 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from .loopback import closed_port
 
-__all__ = ["HttpServer", "http_server", "http_session"]
+__all__ = ["HttpServer", "cpu_seconds", "http_server", "http_session", "until_working", "wait_for_port"]
 
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 
@@ -33,7 +34,7 @@ class HttpServer:
         return f"http://127.0.0.1:{self.port}/mcp"
 
 
-def _wait_for_port(proc: subprocess.Popen[bytes], port: int, seconds: float) -> None:
+def wait_for_port(proc: subprocess.Popen[bytes], port: int, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while True:  # until the port accepts, never longer than the deadline
         try:
@@ -44,6 +45,20 @@ def _wait_for_port(proc: subprocess.Popen[bytes], port: int, seconds: float) -> 
                 proc.kill()
                 raise RuntimeError("the HTTP server did not start") from None
             time.sleep(0.05)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) process `pid` has spent, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+async def until_working(pid: int, seconds: float = 1.0) -> None:
+    """Until the server has spent `seconds` of CPU on the calls: they are running, not still on the way."""
+    start = cpu_seconds(pid)
+    with anyio.fail_after(120):
+        while cpu_seconds(pid) - start < seconds:
+            await anyio.sleep(0.1)
 
 
 @contextmanager
@@ -62,7 +77,7 @@ def http_server(cache_dir: Path, *args: str, env: dict[str, str] | None = None) 
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_for_port(proc, port, 60)
+        wait_for_port(proc, port, 60)
         yield HttpServer(proc, port)
     finally:
         proc.terminate()
