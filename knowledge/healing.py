@@ -27,17 +27,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import diskcache
 
-__all__ = ["DAMAGE", "DiskCache", "quarantine", "unwritable"]
+__all__ = ["DiskCache", "quarantine"]
 
 log = logging.getLogger("vllm_quant_mcp.healing")
 
 T = TypeVar("T")
 
 # What a damaged sqlite database or a damaged pickled value raises when read.
-DAMAGE = (sqlite3.DatabaseError, pickle.UnpicklingError, EOFError)
+_DAMAGE = (sqlite3.DatabaseError, pickle.UnpicklingError, EOFError)
 
 
-def unwritable(exc: BaseException) -> bool:
+def _unwritable(exc: BaseException) -> bool:
     """Whether sqlite refused a database because it may not be written there (not damage, not a lock)."""
     message = str(exc).lower()
     return isinstance(exc, sqlite3.OperationalError) and ("readonly" in message or "unable to open" in message)
@@ -70,18 +70,16 @@ class DiskCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.notes: list[str] = []  # what healing said, for the result of the call that met the damage
-        self._cache: diskcache.Cache | None
+        self._cache: diskcache.Cache | None = None  # None: the folder cannot be written, nothing is kept
         try:
             self._cache = self._open()
         except OSError as exc:  # the folder cannot be created or written: permissions, a read-only file system
-            self._cache = None
             self._bypass(exc)
-        except DAMAGE as exc:
-            if not unwritable(exc):
-                self._cache = self._reopen(exc)
-            else:
-                self._cache = None
+        except _DAMAGE as exc:
+            if _unwritable(exc):
                 self._bypass(exc)
+            else:
+                self._cache = self._reopen(exc)
 
     def _open(self) -> diskcache.Cache:
         import diskcache
@@ -114,7 +112,7 @@ class DiskCache:
             return bypassed
         try:
             return run(self._cache)
-        except DAMAGE as exc:
+        except _DAMAGE as exc:
             self._cache.close()
             self._cache = self._reopen(exc)
             return run(self._cache)
