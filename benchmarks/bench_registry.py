@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract.language import parser
+from vllm_quant_mcp.knowledge.extract.engine.language import parser
 from vllm_quant_mcp.knowledge.registry.derive import derive_registry
 from vllm_quant_mcp.knowledge.registry.model import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree

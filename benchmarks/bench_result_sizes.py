@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, TextContent
 
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.server.app import build_server
+from vllm_quant_mcp.server.mcp.app import build_server
 from vllm_quant_mcp.tools.context import ToolContext
 
 TREE_TAG = "v0.32.0"

@@ -2,7 +2,7 @@
 the full CLI.
 
 Importing the generated CLI (cli.py) loads pydantic, the MCP SDK and every tool's spec, about
-half a second; a grep of a refreshed tag needs none of it (cli_grep.py), so this module,
+half a second; a grep of a refreshed tag needs none of it (cli/grep.py), so this module,
 which the console script points at, imports nothing until it knows which it is.
 """
 
@@ -22,12 +22,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vllm-quant-mcp {version('vllm-quant-mcp')}")
         return 0
     if arguments[:1] == ["grep"]:
-        from .cli_grep import grep
+        from vllm_quant_mcp.server.cli.grep import grep
 
         fast = grep(arguments[1:])
         if fast is not None:
             return fast
-    from .cli import main as full
+    from vllm_quant_mcp.server.cli.main import main as full
 
     return full(arguments)
 

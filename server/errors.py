@@ -8,7 +8,7 @@
 
 Unavailable is a tool error on MCP too, against the SDK's rule of thumb for server state:
 its text says what is cached and what to retry or set, which the model can act on. The
-MCP side of the table, with texts written for a model, is server/mcp_errors.py.
+MCP side of the table, with texts written for a model, is server/mcp/errors.py.
 """
 
 from __future__ import annotations

@@ -13,9 +13,8 @@ import os
 import sys
 
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
-
-from .app import build_server
-from .runtime import make_context, pinned_tag
+from vllm_quant_mcp.server.mcp.app import build_server
+from vllm_quant_mcp.server.runtime import make_context, pinned_tag
 
 __all__ = ["allowed_hosts_and_origins", "run"]
 
@@ -49,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp
 
-    from .http_auth import BearerTokenMiddleware
-    from .http_run import serve_http
+    from vllm_quant_mcp.server.http.auth import BearerTokenMiddleware
+    from vllm_quant_mcp.server.http.run import serve_http
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
     security = TransportSecuritySettings(

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from vllm_quant_mcp.server.cli import build_parser
+from vllm_quant_mcp.server.cli.main import build_parser
 
 DOC = (Path(__file__).parent.parent / "docs" / "kubernetes.md").read_text(encoding="utf-8")
 

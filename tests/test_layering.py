@@ -36,7 +36,7 @@ DECLARED = {
     ("knowledge.extract", "knowledge.registry.model"),
     ("knowledge.extract", "knowledge.registry.matrix"),
     ("knowledge.extract", "knowledge.registry.entry"),
-    ("knowledge.sources.tree", "knowledge.extract.language"),
+    ("knowledge.sources.tree", "knowledge.extract.engine.language"),
 }
 
 

@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from vllm_quant_mcp.server.cli import build_parser
+from vllm_quant_mcp.server.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -97,7 +97,7 @@ def test_the_readme_commands_that_need_no_remote_service_run_and_succeed(tmp_pat
 
 
 def test_the_cli_reference_in_the_readme_is_the_one_the_parser_writes() -> None:
-    from vllm_quant_mcp.server.cli_reference import BEGIN, END, reference
+    from vllm_quant_mcp.server.cli.reference import BEGIN, END, reference
 
     start, end = README.index(BEGIN), README.index(END) + len(END)
     expected = reference(build_parser())
@@ -108,7 +108,7 @@ def test_the_cli_reference_in_the_readme_is_the_one_the_parser_writes() -> None:
 
 
 def test_the_readme_lists_every_exit_code_the_cli_documents() -> None:
-    from vllm_quant_mcp.server.cli import EXIT_CODES
+    from vllm_quant_mcp.server.cli.main import EXIT_CODES
 
     section = README[README.index("### Exit codes") :]
     table = section[: section.index("\n\n", section.index("|---|"))]

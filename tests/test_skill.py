@@ -10,7 +10,7 @@ import pytest
 import yaml
 from mcp.client import Client
 
-from vllm_quant_mcp.server.app import build_server
+from vllm_quant_mcp.server.mcp.app import build_server
 from vllm_quant_mcp.server.runtime import make_context
 
 pytestmark = pytest.mark.anyio

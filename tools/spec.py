@@ -38,7 +38,7 @@ Tag = Annotated[TagName | None, Field()]
 # A deployment's environment: names and values as long as a shell would plausibly hold, no payloads.
 EnvVars = dict[Annotated[str, Field(max_length=128)], Annotated[str, Field(max_length=4096)]]
 
-# What a call spends, so a server can keep kinds apart (server/mcp_lanes.py): reads of registries and the
+# What a call spends, so a server can keep kinds apart (server/mcp/lanes.py): reads of registries and the
 # knowledge base (milliseconds), scans of a source tree (seconds of CPU, a fetch on first use), waits on a
 # remote service (GitHub, the Hugging Face hub).
 Cost = Literal["registry", "source", "network"]

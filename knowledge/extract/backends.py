@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, matches, string_items, text
+from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, Backends
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, matches, string_items, text
-from .result import Extracted
 
 __all__ = ["ATTENTION_PATHS", "KERNEL_PATH", "extract_backends"]
 

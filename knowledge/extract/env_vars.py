@@ -20,11 +20,10 @@ import re
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, text
+from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import EnvVar
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, literal, matches, text
-from .result import Extracted, per_tree
 
 __all__ = ["PATH", "PREFIX", "extract_env_vars"]
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, matches, string_items
+from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import KvCacheDtype
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, matches, string_items
-from .result import Extracted, per_tree
 
 __all__ = ["CANDIDATE_PATHS", "extract_kv_cache_dtypes"]
 

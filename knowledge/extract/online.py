@@ -19,12 +19,11 @@ from typing import Literal
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, text
+from vllm_quant_mcp.knowledge.extract.online_details import details
+from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import OnlineQuantEntry
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, literal, matches, text
-from .online_details import details
-from .result import Extracted
 
 __all__ = ["PATH", "extract_online_quantization"]
 

@@ -7,12 +7,11 @@ from typing import Literal
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine import Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, message, text
 from vllm_quant_mcp.knowledge.registry.matrix import OnlineRefusal
 from vllm_quant_mcp.knowledge.registry.model import OnlineQuantEntry
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .cli_flags_modules import Modules
-from .nodes import NotLiteral, line, literal, matches, message, text
 
 __all__ = ["details"]
 

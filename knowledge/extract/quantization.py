@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, string_items, text
+from vllm_quant_mcp.knowledge.extract.quantization_classes import ClassResolver, Config
+from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, literal, matches, string_items, text
-from .quantization_classes import ClassResolver, Config
-from .result import Extracted, per_tree
 
 __all__ = ["extract_quantization_methods"]
 

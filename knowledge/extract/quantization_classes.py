@@ -15,9 +15,8 @@ from typing import TypeVar
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, matches, text
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, literal, matches, text
 
 __all__ = ["ClassResolver", "Config"]
 

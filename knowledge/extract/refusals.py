@@ -20,12 +20,11 @@ import re
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, message, text
+from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
+from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.matrix import Check, LoadRefusal
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, line, literal, matches, message, text
-from .quantization import extract_quantization_methods
-from .result import Extracted
 
 __all__ = ["LOADER", "QUANT_DIR", "extract_load_refusals"]
 

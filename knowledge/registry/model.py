@@ -122,10 +122,10 @@ class Registry(Frozen):
     kv_cache_dtypes: Annotated[list[KvCacheDtype], Extractor("kv_cache", "extract_kv_cache_dtypes")] = []
     online_quantization: Annotated[list[OnlineQuantEntry], Extractor("online", "extract_online_quantization")] = []
     backends: Annotated[Backends, Extractor("backends", "extract_backends")] = Backends()
-    cli_flags: Annotated[list[CliFlag], Extractor("cli_flags", "extract_cli_flags")] = []
+    cli_flags: Annotated[list[CliFlag], Extractor("cli_flags.flags", "extract_cli_flags")] = []
     env_vars: Annotated[list[EnvVar], Extractor("env_vars", "extract_env_vars")] = []
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
-    attention: Annotated[AttentionSupport, Extractor("attention", "extract_attention")] = AttentionSupport()
+    attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
     notes: dict[str, str] = Field(
         default={},

@@ -40,7 +40,7 @@ class Definition:
 def definitions(tree: SourceTree, relpath: str) -> list[Definition]:
     """Every class, function and module-level variable defined in one file, in source order."""
     # tree-sitter: loaded by the first lookup, not when the server starts
-    from vllm_quant_mcp.knowledge.extract.nodes import line, matches, text
+    from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, text
 
     root = tree.parse(relpath).root_node
     found: list[Definition] = []
@@ -65,7 +65,7 @@ def definitions(tree: SourceTree, relpath: str) -> list[Definition]:
 
 
 def _enclosing(node: tree_sitter.Node) -> list[str]:
-    from vllm_quant_mcp.knowledge.extract.nodes import text  # as in definitions()
+    from vllm_quant_mcp.knowledge.extract.engine.syntax import text  # as in definitions()
 
     names: list[str] = []
     parent = node.parent

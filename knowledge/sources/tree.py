@@ -116,7 +116,7 @@ class SourceTree:
 
     @cached_property
     def _parser(self) -> tree_sitter.Parser:
-        from vllm_quant_mcp.knowledge.extract.language import parser
+        from vllm_quant_mcp.knowledge.extract.engine.language import parser
 
         return parser()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.cli import run_cli
 
-from vllm_quant_mcp.server.cli import build_parser
+from vllm_quant_mcp.server.cli.main import build_parser
 
 
 def complete(script: str, line: str) -> list[str]:

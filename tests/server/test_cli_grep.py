@@ -9,9 +9,9 @@ import pytest
 
 from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.loading import index_for
-from vllm_quant_mcp.server.cli import build_parser
-from vllm_quant_mcp.server.cli_grep import grep
-from vllm_quant_mcp.server.cli_output import human_text
+from vllm_quant_mcp.server.cli.grep import grep
+from vllm_quant_mcp.server.cli.main import build_parser
+from vllm_quant_mcp.server.cli.output import human_text
 from vllm_quant_mcp.server.entry import main
 from vllm_quant_mcp.server.toolsets import all_specs
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery

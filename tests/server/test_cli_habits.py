@@ -91,7 +91,7 @@ def test_tags_json_marks_bundled_and_refreshed_tags(tmp_path: Path) -> None:
 
 
 def test_the_fast_version_answer_is_the_one_the_parser_gives(capsys: pytest.CaptureFixture[str]) -> None:
-    from vllm_quant_mcp.server.cli import main as full
+    from vllm_quant_mcp.server.cli.main import main as full
     from vllm_quant_mcp.server.entry import main as entry
 
     assert entry(["--version"]) == 0

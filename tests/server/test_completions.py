@@ -11,7 +11,7 @@ from mcp.types import PromptReference, ResourceTemplateReference
 from support.paths import REPO
 
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.server.app import build_server
+from vllm_quant_mcp.server.mcp.app import build_server
 from vllm_quant_mcp.tools.context import ToolContext
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ from mcp.types import CallToolResult, TextContent
 
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.server.app import VllmQuantServer, build_server
+from vllm_quant_mcp.server.mcp.app import VllmQuantServer, build_server
 from vllm_quant_mcp.tools.context import ToolContext
 
 pytestmark = pytest.mark.anyio

@@ -16,8 +16,8 @@ from mcp.types import CallToolResult, TextContent
 from support.hubserver import HubServer
 
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.server.app import VllmQuantServer, build_server
-from vllm_quant_mcp.server.mcp_lanes import LANES, Lane
+from vllm_quant_mcp.server.mcp.app import VllmQuantServer, build_server
+from vllm_quant_mcp.server.mcp.lanes import LANES, Lane
 from vllm_quant_mcp.server.toolsets import mcp_specs
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mcp.client import Client
 
-from vllm_quant_mcp.server.app import build_server
+from vllm_quant_mcp.server.mcp.app import build_server
 from vllm_quant_mcp.server.runtime import make_context
 
 pytestmark = pytest.mark.anyio

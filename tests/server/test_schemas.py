@@ -5,7 +5,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from vllm_quant_mcp.server.schemas import compact_input_schema, described_output_schema
+from vllm_quant_mcp.server.mcp.schemas import compact_input_schema, described_output_schema
 
 
 def test_input_compaction_drops_derived_titles_but_keeps_a_property_named_title() -> None:

@@ -24,9 +24,9 @@ KNOWLEDGE_BASE_MODULES = {
 
 _PROBE = """
 import json, sys
-import vllm_quant_mcp.server.app as app
+import vllm_quant_mcp.server.mcp.app as app
 app.build_server(lambda: None)
-import vllm_quant_mcp.server.cli, vllm_quant_mcp.server.serve
+import vllm_quant_mcp.server.cli.main, vllm_quant_mcp.server.serve
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -1,6 +1,6 @@
 """The tool list as a model reads it: titles, read-only hints, clean schemas, descriptions under review.
 
-The server answers tools/list from server/tools_list.json; these tests hold that file to what
+The server answers tools/list from server/mcp/tools_list.json; these tests hold that file to what
 registering the tools produces, so a description or schema change is a reviewable diff of it.
 """
 
@@ -16,11 +16,11 @@ import pytest
 from mcp.client import Client
 from mcp.types import Tool
 
-from vllm_quant_mcp.server.app import TOOLS_LIST, build_server, shipped_tools
+from vllm_quant_mcp.server.mcp.app import TOOLS_LIST, build_server, shipped_tools
 from vllm_quant_mcp.server.runtime import make_context
 
 pytestmark = pytest.mark.anyio
-SHIPPED = Path(__file__).resolve().parents[2] / "server" / TOOLS_LIST
+SHIPPED = Path(__file__).resolve().parents[2] / "server" / "mcp" / TOOLS_LIST
 
 
 def _dump(tools: list[Tool]) -> list[dict[str, Any]]:
@@ -59,7 +59,7 @@ async def test_no_input_schema_has_a_top_level_union_that_clients_reject() -> No
 
 
 async def test_the_shipped_listing_is_what_registering_the_tools_produces() -> None:
-    """Regenerate server/tools_list.json after a deliberate change with UPDATE_SNAPSHOTS=1."""
+    """Regenerate server/mcp/tools_list.json after a deliberate change with UPDATE_SNAPSHOTS=1."""
     current = json.dumps(await _tools(), indent=1, sort_keys=True) + "\n"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SHIPPED.write_text(current, encoding="utf-8")

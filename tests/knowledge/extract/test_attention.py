@@ -10,10 +10,10 @@ import ast
 
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract.attention import extract_attention
-from vllm_quant_mcp.knowledge.extract.attention_build import Constructors
-from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, Selector
-from vllm_quant_mcp.knowledge.extract.cli_flags_modules import Modules
+from vllm_quant_mcp.knowledge.extract.attention.build import Constructors
+from vllm_quant_mcp.knowledge.extract.attention.matrix import extract_attention
+from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, Selector
+from vllm_quant_mcp.knowledge.extract.engine import Modules
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.registry.matrix import AttentionSupport, CapOutcome
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree

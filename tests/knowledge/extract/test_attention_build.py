@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vllm_quant_mcp.knowledge.extract.attention_build import Constructors
-from vllm_quant_mcp.knowledge.extract.cli_flags_modules import ClassRef, Modules
-from vllm_quant_mcp.knowledge.extract.interpret import CAPABILITY, INPUT, Cap, Interpreter
+from vllm_quant_mcp.knowledge.extract.attention.build import Constructors
+from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, INPUT, Cap, ClassRef, Interpreter, Modules
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 BACKEND = """\

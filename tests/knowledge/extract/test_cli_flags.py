@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract.cli_flags import extract_cli_flags
+from vllm_quant_mcp.knowledge.extract.cli_flags.flags import extract_cli_flags
 from vllm_quant_mcp.knowledge.registry.model import CliFlag
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vllm_quant_mcp.knowledge.extract.cli_flags_modules import Modules
-from vllm_quant_mcp.knowledge.extract.interpret import Cap, Interpreter, Shared, Unknown
+from vllm_quant_mcp.knowledge.extract.engine import Cap, Interpreter, Modules, Shared, Unknown
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 BACKEND = """

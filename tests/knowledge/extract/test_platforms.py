@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract import language
+from vllm_quant_mcp.knowledge.extract.engine import language
 from vllm_quant_mcp.knowledge.extract.platforms import extract_platforms
 
 

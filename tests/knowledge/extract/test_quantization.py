@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract import language
+from vllm_quant_mcp.knowledge.extract.engine import language
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support.bundled_json import raw
 
-from vllm_quant_mcp.knowledge.extract.attention_select import CUDA_GRID, ROCM_GRID
+from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, ROCM_GRID
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import Registry

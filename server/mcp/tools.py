@@ -3,9 +3,9 @@
 The SDK reads a tool's parameters from its signature; here that signature is built from
 the query model's fields (type, bounds, description, default), so nothing is written
 twice. The call validates the arguments into the query model, runs the tool on a worker
-thread of its kind's lane (mcp_lanes.py: a slow kind never holds a thread a cheap one needs)
-while telling the client of long work (mcp_progress.py), and translates our errors once
-(mcp_errors.py).
+thread of its kind's lane (mcp/lanes.py: a slow kind never holds a thread a cheap one needs)
+while telling the client of long work (mcp/progress.py), and translates our errors once
+(mcp/errors.py).
 
 The result goes out twice, as MCP intends: the structured content carries the data (and
 is checked against the output schema), and the text content is the tool's own rendering
@@ -26,13 +26,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.progress import listening
+from vllm_quant_mcp.server.mcp.errors import as_tool_errors
+from vllm_quant_mcp.server.mcp.lanes import Lanes
+from vllm_quant_mcp.server.mcp.progress import ClientSink
+from vllm_quant_mcp.server.toolsets import mcp_specs
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
-
-from .mcp_errors import as_tool_errors
-from .mcp_lanes import Lanes
-from .mcp_progress import ClientSink
-from .toolsets import mcp_specs
 
 __all__ = ["annotations_of", "register", "signature_of"]
 

@@ -27,11 +27,20 @@ from typing import Any
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.errors import InternalError
+from vllm_quant_mcp.knowledge.extract.engine import (
+    CAPABILITY,
+    INPUT,
+    ClassRef,
+    Entered,
+    Interpreter,
+    Marked,
+    Modules,
+    Obj,
+    Unknown,
+    class_ref,
+)
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, text
 from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
-
-from .cli_flags_modules import ClassRef, Modules
-from .interpret import CAPABILITY, INPUT, Entered, Interpreter, Marked, Obj, Unknown, class_ref
-from .nodes import NotLiteral, line, literal, text
 
 __all__ = ["Constructors"]
 

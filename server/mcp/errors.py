@@ -4,7 +4,7 @@ The way on is always something the agent can do over MCP (another argument, a ne
 value, a tool): it cannot run our CLI, so a CLI command in a message from the shared
 layers is rewritten here, and an unknown tag names the tool that lists the known ones.
 Argument errors come from two places and read alike: the SDK's validation of the tool's
-signature (server/app.py hands those here) and the query model's own validators.
+signature (server/mcp/app.py hands those here) and the query model's own validators.
 """
 
 from __future__ import annotations

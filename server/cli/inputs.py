@@ -125,7 +125,7 @@ def _audit_file(parser: argparse.ArgumentParser) -> None:
 
 def _audit_show(report: Any, args: argparse.Namespace, stream: TextIO) -> bool:
     if args.format in ("github", "sarif"):
-        from .cli_audit import github_annotations, sarif_log
+        from vllm_quant_mcp.server.cli.audit import github_annotations, sarif_log
 
         emit = github_annotations if args.format == "github" else sarif_log
         stream.write(emit(report, str(args.file)) + "\n")

@@ -17,6 +17,8 @@ from vllm_quant_mcp.knowledge.errors import InternalError
 __all__ = ["LANGUAGE", "QueryLoadError", "parser", "query", "query_source"]
 
 LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
+# Queries sit beside the extractor that runs them, anywhere under knowledge/extract/.
+_EXTRACT = "vllm_quant_mcp.knowledge.extract"
 
 
 class QueryLoadError(InternalError):
@@ -28,9 +30,9 @@ def parser() -> tree_sitter.Parser:
 
 
 def query_source(name: str) -> str:
-    """Text of the packaged query `name` (without .scm)."""
+    """Text of the packaged query `name`: its path under knowledge/extract/ without .scm ("cli_flags/serve")."""
     try:
-        return resources.files(__package__).joinpath(f"{name}.scm").read_text(encoding="utf-8")
+        return resources.files(_EXTRACT).joinpath(f"{name}.scm").read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise QueryLoadError(f"query file {name}.scm is missing from the package") from exc
 

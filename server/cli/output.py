@@ -3,7 +3,7 @@
 `--json` prints the tool's output model (the same shape the MCP tool returns as
 structured content) with `schema_version` first; it changes when a field is renamed
 or removed (tools/spec.py). People get rich tables where rows are compared (pick, diff,
-gates: server/cli_tables.py) and the tool's own text rendering otherwise, in both cases
+gates: server/cli/tables.py) and the tool's own text rendering otherwise, in both cases
 with the MCP parameter names in its notes rewritten to the flags typed here.
 """
 
@@ -15,10 +15,9 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from vllm_quant_mcp.server.cli.inputs import INPUTS
+from vllm_quant_mcp.server.cli.parser import spelled
 from vllm_quant_mcp.tools.spec import ToolSpec
-
-from .cli_inputs import INPUTS
-from .cli_parser import spelled
 
 __all__ = ["human_text", "json_text", "print_result", "spelling"]
 
@@ -49,7 +48,7 @@ def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Nam
     if args.json:
         stream.write(json_text(spec, result) + "\n")
         return
-    from .cli_tables import TABLES, show
+    from vllm_quant_mcp.server.cli.tables import TABLES, show
 
     if spec.name in TABLES:
         show(spec.name, result, stream, lambda text: spelled(text, *spelling(spec, args.spell)))

@@ -1,7 +1,7 @@
 """Registries as MCP resources: `vllm-registry://{tag}/{kind}`, one per bundled tag and kind.
 
 Listing reads only the names of the bundled files; a registry is loaded when read, and
-resources/list answers a page at a time (server/app.py). A resource is a whole registry
+resources/list answers a page at a time (server/mcp/app.py). A resource is a whole registry
 kind as one JSON document, for a client that attaches it; agents page through the same
 entries with get_registry.
 """
@@ -20,9 +20,8 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError, Un
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
+from vllm_quant_mcp.server.mcp.errors import mcp_text
 from vllm_quant_mcp.tools.context import ToolContext
-
-from .mcp_errors import mcp_text
 
 __all__ = ["TEMPLATE", "register", "resource_uri"]
 

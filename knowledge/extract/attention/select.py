@@ -15,6 +15,19 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+from vllm_quant_mcp.knowledge.extract.attention.build import Constructors
+from vllm_quant_mcp.knowledge.extract.engine import (
+    CAPABILITY,
+    INPUT,
+    Cap,
+    ClassRef,
+    Interpreter,
+    Member,
+    Modules,
+    Shared,
+    Unknown,
+)
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line
 from vllm_quant_mcp.knowledge.registry.matrix import (
     PRIORITY_LIST,
     BackendVerdict,
@@ -25,11 +38,6 @@ from vllm_quant_mcp.knowledge.registry.matrix import (
     Verdict,
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .attention_build import Constructors
-from .cli_flags_modules import ClassRef, Modules
-from .interpret import CAPABILITY, INPUT, Cap, Interpreter, Member, Shared, Unknown
-from .nodes import line
 
 __all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector"]
 

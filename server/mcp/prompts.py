@@ -4,7 +4,7 @@ Each prompt is a plan of tool calls, so the client's model answers from tool res
 (with tags and permalinks) rather than from what it remembers of vLLM. Results that can
 grow come a page at a time; the plans say to follow `next` rather than to widen a call.
 Their tag, GPU and model-family arguments complete from what the server knows
-(mcp_completions.py).
+(mcp/completions.py).
 """
 
 from __future__ import annotations

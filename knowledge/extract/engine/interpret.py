@@ -28,9 +28,8 @@ from typing import Any, cast
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.errors import InternalError
-
-from .cli_flags_modules import ClassRef, Modules
-from .nodes import NotLiteral, line, literal, text
+from vllm_quant_mcp.knowledge.extract.engine.modules import ClassRef, Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, text
 
 __all__ = [
     "CAPABILITY",

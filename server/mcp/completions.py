@@ -17,9 +17,8 @@ from mcp.types import CompleteRequestParams, CompleteResult, Completion, Resourc
 
 from vllm_quant_mcp.knowledge.registry.kinds import KIND_NAMES
 from vllm_quant_mcp.knowledge.tags import tag_key
+from vllm_quant_mcp.server.mcp.resources import TEMPLATE
 from vllm_quant_mcp.tools.context import ToolContext
-
-from .mcp_resources import TEMPLATE
 
 __all__ = ["MOST", "register"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cli_flags_modules import FieldDef
+from vllm_quant_mcp.knowledge.extract.engine import FieldDef
 
 __all__ = ["ChoicesOf", "ConfigKwargs", "FieldKwargs", "Flag", "Str"]
 

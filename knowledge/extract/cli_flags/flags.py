@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.cli_flags.field_types import read_rules
+from vllm_quant_mcp.knowledge.extract.cli_flags.values import Flag
+from vllm_quant_mcp.knowledge.extract.cli_flags.walk import Walker
+from vllm_quant_mcp.knowledge.extract.engine import Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import matches, text
+from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import CliFlag
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .cli_flags_modules import Modules
-from .cli_flags_types import read_rules
-from .cli_flags_values import Flag
-from .cli_flags_walk import Walker
-from .nodes import matches, text
-from .result import Extracted
 
 __all__ = ["extract_cli_flags"]
 
@@ -57,7 +56,7 @@ def _walk_serve_parser(modules: Modules, walker: Walker) -> str | None:
         index = modules.index(path) if named else None
         if index is None:
             continue
-        for captures in matches("cli_flags_serve", index.root):
+        for captures in matches("cli_flags/serve", index.root):
             builder_path, builder_name = modules.imported(index, "make_arg_parser") or (path, "make_arg_parser")
             builder = modules.index(builder_path)
             function = builder.functions.get(builder_name) if builder is not None else None

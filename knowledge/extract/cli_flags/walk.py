@@ -16,12 +16,21 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .cli_flags_keywords import KeywordReader
-from .cli_flags_modules import ClassRef, Modules
-from .cli_flags_syntax import definition, is_static, parameters, required, string_key
-from .cli_flags_types import KwargsRules
-from .cli_flags_values import ChoicesOf, ConfigKwargs, FieldKwargs, Flag, Str
-from .nodes import NotLiteral, line, literal, text
+from vllm_quant_mcp.knowledge.extract.cli_flags.field_types import KwargsRules
+from vllm_quant_mcp.knowledge.extract.cli_flags.keywords import KeywordReader
+from vllm_quant_mcp.knowledge.extract.cli_flags.values import ChoicesOf, ConfigKwargs, FieldKwargs, Flag, Str
+from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    definition,
+    is_static,
+    line,
+    literal,
+    parameters,
+    required,
+    string_key,
+    text,
+)
 
 __all__ = ["Walker"]
 

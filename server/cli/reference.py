@@ -11,7 +11,7 @@ import argparse
 
 __all__ = ["BEGIN", "END", "reference"]
 
-BEGIN = "<!-- cli-reference: generated from the parser by server/cli_reference.py -->"
+BEGIN = "<!-- cli-reference: generated from the parser by server/cli/reference.py -->"
 END = "<!-- /cli-reference -->"
 PROG = "vllm-quant-mcp"
 

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, matches, module_assignments, text
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .nodes import NotLiteral, literal, matches, module_assignments, text
 
 __all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]
 
@@ -78,7 +77,7 @@ class Modules:
     def _build(self, path: str) -> ModuleIndex:
         root = self.tree.parse(path).root_node
         index = ModuleIndex(path, root)
-        for captures in matches("cli_flags", root, max_start_depth=0):  # every pattern is rooted at `module`
+        for captures in matches("engine/modules", root, max_start_depth=0):  # every pattern is rooted at `module`
             if "class.name" in captures:
                 index.classes.setdefault(text(captures["class.name"][0]), captures["class.definition"][0])
             elif "function.name" in captures:

@@ -12,11 +12,10 @@ from itertools import permutations
 
 import tree_sitter
 
-from .cli_flags_modules import Modules
-from .cli_flags_syntax import maybe_literal_str, required
-from .cli_flags_types import FieldKind, KwargsRules, field_kind, literal_alias
-from .cli_flags_values import FieldKwargs, Flag, Str
-from .nodes import NotLiteral, literal, text
+from vllm_quant_mcp.knowledge.extract.cli_flags.field_types import FieldKind, KwargsRules, field_kind, literal_alias
+from vllm_quant_mcp.knowledge.extract.cli_flags.values import FieldKwargs, Flag, Str
+from vllm_quant_mcp.knowledge.extract.engine import Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, maybe_literal_str, required, text
 
 __all__ = ["KeywordReader"]
 

@@ -1,4 +1,4 @@
-"""Small helpers over tree-sitter nodes shared by the extractors.
+"""Reading Python syntax: literals, fields of a node, a function's parameters, string keys, query matches.
 
 Literal values are evaluated with `ast.literal_eval` on the node's own text:
 vLLM source is data to us, and literal_eval never executes it. A plain string
@@ -15,10 +15,24 @@ from collections.abc import Iterator
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.errors import InternalError
+from vllm_quant_mcp.knowledge.extract.engine.language import query
 
-from .language import query
-
-__all__ = ["NotLiteral", "line", "literal", "matches", "message", "module_assignments", "string_items", "text"]
+__all__ = [
+    "NotLiteral",
+    "definition",
+    "is_static",
+    "line",
+    "literal",
+    "matches",
+    "maybe_literal_str",
+    "message",
+    "module_assignments",
+    "parameters",
+    "required",
+    "string_items",
+    "string_key",
+    "text",
+]
 
 
 class NotLiteral(InternalError):
@@ -134,3 +148,52 @@ def module_assignments(root: tree_sitter.Node) -> dict[str, tree_sitter.Node]:
             if left is not None and right is not None:
                 found.setdefault(text(left), right)
     return found
+
+
+def required(node: tree_sitter.Node, name: str) -> tree_sitter.Node:
+    """The field `name` of a node whose grammar requires it; NotLiteral if the tree is broken there."""
+    found = node.child_by_field_name(name)
+    if found is None:
+        raise NotLiteral(f"{node.type} at line {line(node)} has no {name}")
+    return found
+
+
+def definition(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The function or class under a decorated definition (the node itself otherwise)."""
+    return node.child_by_field_name("definition") or node if node.type == "decorated_definition" else node
+
+
+def is_static(function: tree_sitter.Node) -> bool:
+    return function.type == "decorated_definition" and any(
+        text(d).strip() == "@staticmethod" for d in function.named_children if d.type == "decorator"
+    )
+
+
+def parameters(function: tree_sitter.Node) -> list[str]:
+    """Parameter names in order (self/cls included), typed or defaulted ones too."""
+    params = definition(function).child_by_field_name("parameters")
+    names: list[str] = []
+    for param in params.named_children if params is not None else []:
+        if param.type == "identifier":
+            names.append(text(param))
+        elif param.type in {"typed_parameter", "default_parameter", "typed_default_parameter"}:
+            name = param.child_by_field_name("name") or (param.named_children[0] if param.named_children else None)
+            if name is not None and name.type == "identifier":
+                names.append(text(name))
+    return names
+
+
+def string_key(subscript: tree_sitter.Node) -> str | None:
+    """ "choices" in `kw["choices"]`; None for a computed key."""
+    key = subscript.child_by_field_name("subscript")
+    return maybe_literal_str(key) if key is not None else None
+
+
+def maybe_literal_str(node: tree_sitter.Node) -> str | None:
+    if node.type not in {"string", "concatenated_string"}:
+        return None
+    try:
+        value = literal(node)
+    except NotLiteral:
+        return None
+    return value if isinstance(value, str) else None

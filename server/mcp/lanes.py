@@ -18,7 +18,7 @@ A call waits at most `wait` seconds for a slot (15: longer than one scan's 10 s 
 queue one deep per slot drains before anyone is turned away; shorter than the 30-60 s many
 clients wait for a tool call), then gets a tool error saying the server is busy. A client
 that cancels a queued call (notifications/cancelled) takes it out of the queue; a running
-call stops at its next progress step (mcp_progress.py). Admitted calls run on a limiter of
+call stops at its next progress step (mcp/progress.py). Admitted calls run on a limiter of
 their own (the lanes' sum), never on the default one resources and completions use.
 """
 

@@ -6,8 +6,8 @@ shipped with the package: an agent's client spawns this process on every
 session and waits for tools/list.
 
 Beyond what MCPServer does by itself, the server pages resources/list, answers
-logging/setLevel (mcp_progress.py) and completion/complete (mcp_completions.py), and
-rewrites argument errors the SDK raises into the one-line form of mcp_errors.py.
+logging/setLevel (mcp/progress.py) and completion/complete (mcp/completions.py), and
+rewrites argument errors the SDK raises into the one-line form of mcp/errors.py.
 """
 
 from __future__ import annotations
@@ -38,11 +38,10 @@ from pydantic import ValidationError
 from vllm_quant_mcp.knowledge.echo import clip, redact
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
+from vllm_quant_mcp.server.mcp.lanes import LANES, Lane, Lanes
+from vllm_quant_mcp.server.mcp.schemas import compact_input_schema, described_output_schema
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
-
-from .mcp_lanes import LANES, Lane, Lanes
-from .schemas import compact_input_schema, described_output_schema
 
 __all__ = ["TOOLS_LIST", "LazyContext", "VllmQuantServer", "build_server", "shipped_tools"]
 
@@ -153,13 +152,13 @@ class VllmQuantServer(MCPServer):
 
 
 def _spec(name: str) -> ToolSpec[Any, Any] | None:
-    from .toolsets import mcp_specs
+    from vllm_quant_mcp.server.toolsets import mcp_specs
 
     return next((s for s in mcp_specs() if s.name == name), None)
 
 
 def _refuse_unknown_arguments(name: str, arguments: dict[str, Any]) -> None:
-    from .mcp_errors import unknown_arguments_text
+    from vllm_quant_mcp.server.mcp.errors import unknown_arguments_text
 
     spec = _spec(name)
     text = unknown_arguments_text(arguments, spec.query.model_fields) if spec is not None else None
@@ -169,8 +168,8 @@ def _refuse_unknown_arguments(name: str, arguments: dict[str, Any]) -> None:
 
 def _error_text(name: str, exc: ToolError) -> str:
     """The SDK's "Error executing tool X: ..." as one line the model can act on."""
-    from .mcp_errors import arguments_text
-    from .toolsets import mcp_specs
+    from vllm_quant_mcp.server.mcp.errors import arguments_text
+    from vllm_quant_mcp.server.toolsets import mcp_specs
 
     spec, cause = _spec(name), exc.__cause__
     if isinstance(cause, ValidationError) and spec is not None:
@@ -192,22 +191,23 @@ def shipped_tools() -> list[MCPTool]:
 
 
 def build_server(context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] = LANES) -> VllmQuantServer:
-    """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp_lanes.py)."""
-    from . import mcp_completions, mcp_progress, mcp_prompts, mcp_resources
+    """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp/lanes.py)."""
+    from vllm_quant_mcp.server.mcp import completions, progress, prompts
+    from vllm_quant_mcp.server.mcp import resources as registry_resources
 
     lazy = LazyContext(context)
     limiters = Lanes(lanes)
 
     def register_tools(server: MCPServer) -> None:
-        from . import mcp_tools
+        from vllm_quant_mcp.server.mcp import tools
 
-        mcp_tools.register(server, lazy, limiters)
+        tools.register(server, lazy, limiters)
 
     server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
-    mcp_resources.register(server, lazy)
-    mcp_prompts.register(server)
-    mcp_completions.register(server, lazy)
-    mcp_progress.register_logging(server)
+    registry_resources.register(server, lazy)
+    prompts.register(server)
+    completions.register(server, lazy)
+    progress.register_logging(server)
     redact_logging()  # MCPServer has just put its handlers on the root logger
     return server
 

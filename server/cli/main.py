@@ -27,14 +27,13 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
+from vllm_quant_mcp.server.cli.cache import add_cache
+from vllm_quant_mcp.server.cli.inputs import INPUTS, Input, is_string_map, value_parser
+from vllm_quant_mcp.server.cli.output import print_result, spelling
+from vllm_quant_mcp.server.cli.parser import Parser, reject_unknown, spelled
+from vllm_quant_mcp.server.errors import cli_text, exit_code, validation_text
+from vllm_quant_mcp.server.toolsets import all_specs
 from vllm_quant_mcp.tools.spec import Cli, ToolSpec
-
-from .cli_cache import add_cache
-from .cli_inputs import INPUTS, Input, is_string_map, value_parser
-from .cli_output import print_result, spelling
-from .cli_parser import Parser, reject_unknown, spelled
-from .errors import cli_text, exit_code, validation_text
-from .toolsets import all_specs
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
 
@@ -227,7 +226,7 @@ def _add_completion(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .serve import run
+    from vllm_quant_mcp.server.serve import run
 
     return run(args)
 
@@ -250,8 +249,7 @@ def _refresh(args: argparse.Namespace) -> int:
 
 def _completion(args: argparse.Namespace) -> int:
     from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
-
-    from .cli_complete import script
+    from vllm_quant_mcp.server.cli.complete import script
 
     sys.stdout.write(script(args.shell, build_parser(), bundled_tags()))
     return 0
@@ -272,7 +270,7 @@ def _arguments(args: argparse.Namespace, spec: ToolSpec[Any, Any]) -> dict[str, 
 
 
 def _run_tool(args: argparse.Namespace) -> int:
-    from .runtime import make_context
+    from vllm_quant_mcp.server.runtime import make_context
 
     spec: ToolSpec[Any, Any] = args.spec
     parser: argparse.ArgumentParser = args.parser
@@ -302,7 +300,7 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if not (hasattr(args, "spec") or getattr(args, "progress", False)):
         return int(args.run(args))
-    from .cli_progress import progress_on_stderr
+    from vllm_quant_mcp.server.cli.progress import progress_on_stderr
 
     with progress_on_stderr():
         return int(args.run(args)) if hasattr(args, "run") else _run_tool(args)

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from vllm_quant_mcp.knowledge.extract.attention.select import ASSUMED, CUDA_GRID, REGISTRY, ROCM_GRID, Selector
+from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Modules, Unknown
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, text
+from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
+from vllm_quant_mcp.knowledge.extract.kv_cache import extract_kv_cache_dtypes
+from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.matrix import (
     AttentionBackendInfo,
     AttentionSupport,
@@ -19,14 +25,6 @@ from vllm_quant_mcp.knowledge.registry.matrix import (
     Mode,
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
-
-from .attention_select import ASSUMED, CUDA_GRID, REGISTRY, ROCM_GRID, Selector
-from .cli_flags_modules import ClassRef, Modules
-from .env_vars import extract_env_vars
-from .interpret import Cap, Unknown
-from .kv_cache import extract_kv_cache_dtypes
-from .nodes import NotLiteral, line, literal, matches, text
-from .result import Extracted
 
 __all__ = ["REGISTRY", "extract_attention"]
 
@@ -77,7 +75,7 @@ def extract_attention(tree: SourceTree) -> Extracted[AttentionSupport]:
 def _members(tree: SourceTree, modules: Modules) -> dict[str, tuple[int, ClassRef | None, str | None]]:
     """Enum member -> (its line, the class it names, a note when the class is not plain source)."""
     found: dict[str, tuple[int, ClassRef | None, str | None]] = {}
-    for captures in matches("attention", tree.parse(REGISTRY).root_node):
+    for captures in matches("attention/registry", tree.parse(REGISTRY).root_node):
         if "member.name" not in captures:
             continue
         name = text(captures["member.name"][0])
@@ -105,7 +103,7 @@ def _platform_refs(tree: SourceTree) -> dict[str, set[str]]:
     for platform, path in PLATFORMS.items():
         if not tree.exists(path):
             continue
-        for captures in matches("attention", tree.parse(path).root_node):
+        for captures in matches("attention/registry", tree.parse(path).root_node):
             if "ref.member" in captures:
                 named.setdefault(text(captures["ref.member"][0]), set()).add(platform)
     return named

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .cli_flags_modules import FieldDef, Modules
-from .nodes import text
+from vllm_quant_mcp.knowledge.extract.engine import FieldDef, Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import text
 
 __all__ = ["FieldKind", "KwargsRules", "field_kind", "read_rules"]
 

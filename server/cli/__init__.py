@@ -1,0 +1,1 @@
+"""The CLI edge: `vllm-quant-mcp <command>`, each tool subcommand generated from the tool's spec."""

@@ -1,0 +1,1 @@
+"""The MCP edge: the server, its tools, resources, prompts and completions, generated from the tools' specs."""
