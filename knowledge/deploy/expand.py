@@ -24,7 +24,10 @@ Expansion is where a few bytes become many: `B=$A$A` doubles a value per line (t
 lines make a gigabyte), a Kubernetes env value can repeat `$(A)` a hundred thousand times,
 and a YAML alias can hand one script to a thousand containers. So every character scanned
 or inserted is charged to one Budget per file, and defaults nest at most MAX_NESTING deep;
-past either the file is refused, never half-read.
+past either the file is refused, never half-read. What the file produces is counted against the
+same Budget: containers found (an anchored list of 1,000 containers under 7,000 pods is seven
+million of them from 248 KB) and invocations, each charged as it is found, so the cost stops at
+the bound instead of after the whole expansion.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError
 
 __all__ = [
     "EXPANSION_BUDGET",
+    "MAX_CONTAINERS",
+    "MAX_INVOCATIONS",
     "MAX_NESTING",
     "Budget",
     "Expanded",
@@ -49,6 +54,9 @@ __all__ = [
 ]
 
 EXPANSION_BUDGET = 2_000_000  # characters scanned and inserted per file: twice the largest file read
+# A deployment starts vLLM a few times; each invocation is checked against the tag (and every release it crosses).
+MAX_INVOCATIONS = 100
+MAX_CONTAINERS = 1_000  # containers per file, counted each time an alias repeats them
 MAX_NESTING = 8  # ${A:-${B:-...}} levels; each level rescans the one inside it
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -69,6 +77,25 @@ class Budget:
     def __init__(self, chars: int = EXPANSION_BUDGET) -> None:
         self.chars = chars
         self.left = chars
+        self.containers = 0
+        self.invocations = 0
+
+    def found_containers(self, count: int) -> None:
+        self.containers += count
+        if self.containers > MAX_CONTAINERS:
+            raise ExpansionLimitError(
+                f"The file holds more than {MAX_CONTAINERS:,} containers once its YAML aliases are followed (a list "
+                "of containers referenced under many workloads repeats it for each); the audit reads up to "
+                f"{MAX_CONTAINERS:,}. Audit the manifest of one deployment."
+            )
+
+    def found_invocation(self) -> None:
+        self.invocations += 1
+        if self.invocations > MAX_INVOCATIONS:
+            raise ExpansionLimitError(
+                f"The file starts vLLM more than {MAX_INVOCATIONS} times; the audit checks up to {MAX_INVOCATIONS} "
+                "invocations per file. Audit the file in parts, or pass the script or manifest of one deployment."
+            )
 
     def spend(self, chars: int) -> None:
         self.left -= chars

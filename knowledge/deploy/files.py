@@ -16,7 +16,7 @@ from typing import Literal
 
 from vllm_quant_mcp.knowledge.echo import clip
 
-from .expand import Budget
+from .expand import MAX_INVOCATIONS, Budget
 from .invocation import MAX_LINE_CHARS, DeployFileError, Invocation
 from .manifests import compose_invocations, kubernetes_invocations, yaml_documents
 from .shell import shell_invocations
@@ -32,8 +32,6 @@ __all__ = [
 ]
 
 MAX_FILE_BYTES = 1_000_000  # a deployment file is a few KB; the cap bounds what a pasted text can cost
-# A deployment starts vLLM a few times; each invocation is checked against the tag (and every release it crosses).
-MAX_INVOCATIONS = 100
 FileKind = Literal["shell", "k8s", "compose"]
 
 
@@ -70,11 +68,6 @@ def find_invocations(text: str, filename: str, kind: FileKind | None = None) -> 
         documents = yaml_documents(text, filename)
         read = kubernetes_invocations if kind == "k8s" else compose_invocations
         found = [inv for doc in documents for inv in read(doc, budget)]
-    if len(found) > MAX_INVOCATIONS:
-        raise DeployFileError(
-            f"{filename} starts vLLM {len(found):,} times; the audit checks up to {MAX_INVOCATIONS} invocations "
-            "per file. Audit the file in parts, or pass the script or manifest of one deployment."
-        )
     for inv in found:
         if len(inv.command) > MAX_LINE_CHARS:
             raise DeployFileError(

@@ -81,15 +81,16 @@ def kubernetes_invocations(doc: Any, budget: Budget) -> list[Invocation]:
     metadata = doc.get("metadata")
     name = metadata.get("name", "?") if isinstance(metadata, dict) else "?"
     owner = f"{_scalar(doc.get('kind', '?'), 'kind')}/{_scalar(name, 'metadata.name')}"
-    return [inv for container in _containers(doc) for inv in _container(owner, container, budget)]
+    return [inv for container in _containers(doc, budget) for inv in _container(owner, container, budget)]
 
 
-def _containers(node: Any, seen: set[int] | None = None) -> list[dict[str, Any]]:
+def _containers(node: Any, budget: Budget, seen: set[int] | None = None) -> list[dict[str, Any]]:
     """Container specs anywhere in a document, each mapping and list walked once.
 
     YAML aliases make the document a graph: `*a` repeats a node without copying it, so a
     few lines can reference one node a billion times ("billion laughs"). Walking each
-    node object once keeps the cost to the size of the text.
+    node object once keeps the walk to the size of the text; a list of containers under
+    many workloads is still that many containers to read, so each is charged to the budget.
     """
     seen = set() if seen is None else seen
     if id(node) in seen or not isinstance(node, dict | list):
@@ -99,12 +100,14 @@ def _containers(node: Any, seen: set[int] | None = None) -> list[dict[str, Any]]
     if isinstance(node, dict):
         for key, value in node.items():
             if key in ("containers", "initContainers") and isinstance(value, list):
-                found += [c for c in value if isinstance(c, dict)]
+                containers = [c for c in value if isinstance(c, dict)]
+                budget.found_containers(len(containers))
+                found += containers
             else:
-                found += _containers(value, seen)
+                found += _containers(value, budget, seen)
     else:
         for item in node:
-            found += _containers(item, seen)
+            found += _containers(item, budget, seen)
     return found
 
 
@@ -254,9 +257,11 @@ def _run(
         return _pinned(found, image)
     at = program_index(words)
     if at is not None:
+        budget.found_invocation()
         inv = Invocation(where=where, line=line, command=shlex.join(words[at:]), env=env)
         return _pinned([inv], image)
     if not command and IMAGE.match(image):
+        budget.found_invocation()
         return [image_invocation(where, line, image, args, env)]
     return []
 

@@ -149,6 +149,7 @@ def shell_invocations(text: str, offset: int, inherited: dict[str, str], budget:
                     f"{', '.join(missing)} assigned without `export`: the vLLM process does not see "
                     f"{'it' if len(missing) == 1 else 'them'}."
                 )
+            budget.found_invocation()
             found.append(_with_expansion(inv, expanded, dropped))
     return found
 

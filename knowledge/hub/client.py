@@ -91,7 +91,7 @@ class ModelFiles(BaseModel):
 
 def is_repo_id(text: str) -> bool:
     """`org/name` as the hub spells it; never a path escape or a URL."""
-    return bool(_REPO_ID.match(text)) and ".." not in text
+    return bool(_REPO_ID.fullmatch(text)) and ".." not in text  # fullmatch: `$` also matches before a final newline
 
 
 def _load_json(text: str, where: str) -> dict[str, Any]:

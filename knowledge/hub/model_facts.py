@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # hub loads httpx and diskcache; these models are result shap
 
 __all__ = [
     "DTYPE_BYTES",
+    "MAX_LAYERS",
     "ExplicitModel",
     "LayerType",
     "Mla",
@@ -38,6 +39,17 @@ _LAYER_ALIASES: dict[str, LayerType] = {
     "sliding_attention": "sliding_attention",
     "sliding_window": "sliding_attention",
 }
+
+
+# Bounds on a model's figures, a few times past the largest real model (Llama 3.1 405B: 126 layers, 128 heads;
+# DeepSeek-V3: 256 experts; Kimi K2: 1 T parameters). Every list and sum in the estimate grows with them, so a
+# caller's 30,000,000 layers would hold a server for seconds and its answer would be hundreds of megabytes.
+MAX_LAYERS = 1024
+MAX_HEADS = 1024
+MAX_HEAD_DIM = 4096
+MAX_EXPERTS = 4096
+MAX_PARAMS_B = 20_000.0  # 20 T
+MAX_POSITIONS = 1 << 27  # 134 M tokens
 
 
 class _Model(BaseModel):
@@ -76,15 +88,15 @@ class ModelFacts(_Model):
     active_params: int | None = Field(default=None, description="Parameters used per token (MoE).")
     embedding_params: int = Field(default=0, ge=0, description="Embeddings and untied lm_head: kept in 16 bit.")
     weight_bytes: int | None = Field(default=None, description="metadata.total_size of the safetensors index.")
-    layers: int = Field(ge=1)
+    layers: int = Field(ge=1, le=MAX_LAYERS)
     hidden_size: int | None = None
     heads: int | None = None
-    kv_heads: int = Field(ge=1)
-    head_dim: int = Field(ge=1)
+    kv_heads: int = Field(ge=1, le=MAX_HEADS)
+    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM)
     max_position_embeddings: int | None = None
     moe: Moe | None = None
     mla: Mla | None = None
-    layer_types: list[LayerType] = Field(description="One per layer.")
+    layer_types: list[LayerType] = Field(max_length=MAX_LAYERS, description="One per layer.")
     quantization: QuantizationInfo | None = None
 
     @property
@@ -102,20 +114,26 @@ class ModelFacts(_Model):
 
 
 class ExplicitModel(_Model):
-    """A model given by its figures, for private models or when the hub is out of reach."""
+    """A model given by its figures, for private models or when the hub is out of reach; each bounded (MAX_*)."""
 
-    params_b: float = Field(gt=0, description="Total parameters in billions, e.g. 70.6.")
-    layers: int = Field(ge=1)
-    kv_heads: int = Field(ge=1, description="KV heads per layer (num_key_value_heads); with MLA, 1.")
-    head_dim: int = Field(ge=1)
-    active_params_b: float | None = Field(default=None, gt=0, description="Per-token parameters of a MoE model.")
-    num_experts: int | None = Field(default=None, ge=1)
-    active_experts: int | None = Field(default=None, ge=1)
-    full_attention_layers: int | None = Field(default=None, ge=0, description="Defaults to all layers.")
-    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size; with qk_rope_head_dim.")
-    qk_rope_head_dim: int | None = Field(default=None, ge=0)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    params_b: float = Field(gt=0, le=MAX_PARAMS_B, description="Total parameters in billions, e.g. 70.6.")
+    layers: int = Field(ge=1, le=MAX_LAYERS)
+    kv_heads: int = Field(ge=1, le=MAX_HEADS, description="KV heads per layer (num_key_value_heads); with MLA, 1.")
+    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM)
+    active_params_b: float | None = Field(
+        default=None, gt=0, le=MAX_PARAMS_B, description="Per-token parameters of a MoE model."
+    )
+    num_experts: int | None = Field(default=None, ge=1, le=MAX_EXPERTS)
+    active_experts: int | None = Field(default=None, ge=1, le=MAX_EXPERTS)
+    full_attention_layers: int | None = Field(default=None, ge=0, le=MAX_LAYERS, description="Defaults to all layers.")
+    kv_lora_rank: int | None = Field(
+        default=None, ge=1, le=MAX_HEAD_DIM * MAX_HEADS, description="MLA latent size; with qk_rope_head_dim."
+    )
+    qk_rope_head_dim: int | None = Field(default=None, ge=0, le=MAX_HEAD_DIM)
     dtype: Literal["bfloat16", "float16", "float32"] = "bfloat16"
-    max_position_embeddings: int | None = Field(default=None, ge=1)
+    max_position_embeddings: int | None = Field(default=None, ge=1, le=MAX_POSITIONS)
     model_type: str | None = Field(default=None, max_length=64)
 
     def to_facts(self) -> ModelFacts:
@@ -248,6 +266,8 @@ def facts_from_files(files: ModelFiles) -> ModelFacts:
     src = files.ref
     hidden = _need(cfg, src, "hidden_size", "d_model")
     layers = _need(cfg, src, "num_hidden_layers", "num_layers", "n_layer")
+    if layers > MAX_LAYERS:  # a repo on the hub is anyone's: its config.json is as caller-controlled as figures
+        raise InvalidInputError(f"config.json of {src} gives {layers} layers; at most {MAX_LAYERS} are read.")
     heads = _need(cfg, src, "num_attention_heads", "n_head")
     kv_heads = _int(cfg, "num_key_value_heads") or heads
     head_dim = _int(cfg, "head_dim") or hidden // heads

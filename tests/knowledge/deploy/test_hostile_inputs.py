@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vllm_quant_mcp.knowledge.deploy.expand import EXPANSION_BUDGET, MAX_NESTING, ExpansionLimitError
+from vllm_quant_mcp.knowledge.deploy.expand import EXPANSION_BUDGET, MAX_CONTAINERS, MAX_NESTING, ExpansionLimitError
 from vllm_quant_mcp.knowledge.deploy.files import DeployFileError, find_invocations
 from vllm_quant_mcp.knowledge.deploy.invocation import MAX_LINE_CHARS
 from vllm_quant_mcp.knowledge.deploy.serve_command import (
@@ -92,3 +92,11 @@ def test_a_line_of_thousands_of_unresolved_references_is_refused_naming_the_cap(
     refs = " ".join(f"$U{i}" for i in range(MAX_REFERENCES + 1))
     with pytest.raises(DeployFileError, match=f"{MAX_REFERENCES + 1:,} variable references.*{MAX_REFERENCES:,}"):
         find_invocations(f'#!/bin/sh\nvllm serve m --x "{refs}"\n', "refs.sh")
+
+
+def test_one_anchored_list_of_containers_under_thousands_of_pods_cannot_expand_past_the_container_cap() -> None:
+    containers = "".join(f"  - &c{i} {{name: c{i}, image: vllm/vllm-openai:v0.32.0, args: [m]}}\n" for i in range(1000))
+    pods = "".join(f"  - {{kind: Pod, spec: {{containers: *all}}}}\n" for _ in range(7000))
+    text = f"kind: List\nshared: &all\n{containers}items:\n{pods}"
+    with pytest.raises(ExpansionLimitError, match=f"more than {MAX_CONTAINERS:,} containers.*up to {MAX_CONTAINERS:,}"):
+        find_invocations(text, "pods.yaml")

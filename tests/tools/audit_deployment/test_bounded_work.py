@@ -13,7 +13,7 @@ import pytest
 from support.bundled_json import names
 from support.opened import recording
 
-from vllm_quant_mcp.knowledge.deploy.files import MAX_INVOCATIONS, DeployFileError
+from vllm_quant_mcp.knowledge.deploy.expand import MAX_INVOCATIONS, ExpansionLimitError
 from vllm_quant_mcp.knowledge.deploy.serve_command import MAX_FLAGS
 from vllm_quant_mcp.tools.audit_deployment.models import AuditQuery, AuditReport
 from vllm_quant_mcp.tools.audit_deployment.tool import MAX_FLAGS_PER_AUDIT, audit_deployment
@@ -72,5 +72,5 @@ def test_flags_past_the_per_file_budget_are_not_checked_and_say_so(ctx: ToolCont
 
 
 def test_a_file_starting_vllm_past_the_invocation_cap_is_refused_with_the_cap(ctx: ToolContext) -> None:
-    with pytest.raises(DeployFileError, match=f"{MAX_INVOCATIONS + 1} times.*up to {MAX_INVOCATIONS}"):
+    with pytest.raises(ExpansionLimitError, match=f"more than {MAX_INVOCATIONS} times.*up to {MAX_INVOCATIONS}"):
         audit(ctx, *["vllm serve m"] * (MAX_INVOCATIONS + 1))
