@@ -96,7 +96,7 @@ def test_a_line_of_thousands_of_unresolved_references_is_refused_naming_the_cap(
 
 def test_one_anchored_list_of_containers_under_thousands_of_pods_cannot_expand_past_the_container_cap() -> None:
     containers = "".join(f"  - &c{i} {{name: c{i}, image: vllm/vllm-openai:v0.32.0, args: [m]}}\n" for i in range(1000))
-    pods = "".join(f"  - {{kind: Pod, spec: {{containers: *all}}}}\n" for _ in range(7000))
+    pods = "".join("  - {kind: Pod, spec: {containers: *all}}\n" for _ in range(7000))
     text = f"kind: List\nshared: &all\n{containers}items:\n{pods}"
     with pytest.raises(ExpansionLimitError, match=f"more than {MAX_CONTAINERS:,} containers.*up to {MAX_CONTAINERS:,}"):
         find_invocations(text, "pods.yaml")
