@@ -39,9 +39,10 @@ Tag = Annotated[TagName | None, Field()]
 EnvVars = dict[Annotated[str, Field(max_length=128)], Annotated[str, Field(max_length=4096)]]
 
 # What a call spends, so a server can keep kinds apart (server/mcp/lanes.py): reads of registries and the
-# knowledge base (milliseconds), scans of a source tree (seconds of CPU, a fetch on first use), waits on a
-# remote service (GitHub, the Hugging Face hub).
-Cost = Literal["registry", "source", "network"]
+# knowledge base (milliseconds), work over many registries or the knowledge base (audits, gates, diffs, rankings:
+# tenths of a second to seconds of CPU, measured in benchmarks/bench_load.py), scans of a source tree (seconds of
+# CPU, a fetch on first use), waits on a remote service (GitHub, the Hugging Face hub).
+Cost = Literal["registry", "compute", "source", "network"]
 
 
 @dataclass(frozen=True)

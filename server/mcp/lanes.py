@@ -6,6 +6,11 @@ sized for what it spends, and cheap kinds never share one with expensive ones:
 
 - `registry` (16): reads of registries and the knowledge base, milliseconds each; the bound
   only stops a flood from spawning a thread per request.
+- `compute` (2): audits, gate checks, diffs, serve commands and format rankings, which read
+  many registries or the whole knowledge base: 0.1-2 s of CPU each. In the registry lane,
+  45 audits in flight held all 16 slots and cheap calls waited 15 s (13 of 20 "busy"); in a
+  lane of their own they queue behind each other. Two slots, as for scans: every thread that
+  runs Python holds the GIL in turn, and the event loop that answers cheap calls is one more.
 - `source` (2): scans of a tree, up to seconds of CPU each. A back-referencing regex runs
   the `regex` engine over the 2,600 files of v0.32.0 in 5-8 s alone; two or four at once in
   one process (one GIL) all reached the 10 s limit and answered nothing. Two, not one, so a
@@ -49,6 +54,7 @@ class Lane:
 WAIT = 15.0
 LANES: Mapping[Cost, Lane] = {
     "registry": Lane(16, WAIT, "registry reads"),
+    "compute": Lane(2, WAIT, "audits, gate checks, diffs or rankings"),
     "source": Lane(2, WAIT, "source scans"),
     "network": Lane(8, WAIT, "network lookups"),
 }

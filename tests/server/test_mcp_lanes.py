@@ -1,7 +1,7 @@
 """Tool calls run in lanes per kind of cost: a full lane turns callers away in time, never the other lanes.
 
 The slow calls are real: pick_format reading a model from a stand-in hub that holds its
-answers until the test lets go, so a network slot stays taken as long as the test needs.
+answers until the test lets go, so a slot of its lane stays taken as long as the test needs.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
         yield server
 
 
-def _server(tmp_path: Path, network: Lane) -> VllmQuantServer:
-    lanes: dict[Cost, Lane] = {**LANES, "network": network}
+def _server(tmp_path: Path, compute: Lane) -> VllmQuantServer:
+    lanes: dict[Cost, Lane] = {**LANES, "compute": compute}
     return build_server(lambda: ToolContext(store=Store(tmp_path / "store"), default_tag="v0.32.0"), lanes)
 
 
@@ -54,13 +54,15 @@ def test_cheap_and_expensive_tools_never_share_a_lane() -> None:
     costs = {spec.name: spec.cost for spec in mcp_specs()}
     assert costs["get_registry"] == costs["list_tags"] == "registry"
     assert costs["grep_vllm_source"] == "source"
-    assert costs["pick_format"] == costs["lookup_issue"] == "network"
+    assert costs["lookup_issue"] == "network"
+    expensive = ("audit_deployment", "check_gates", "diff_tags", "render_serve_cmd", "pick_format")
+    assert {costs[name] for name in expensive} == {"compute"}
 
 
 async def test_a_call_that_waits_past_the_bound_is_told_the_server_is_busy_while_cheap_calls_answer(
     tmp_path: Path, hub: HubServer
 ) -> None:
-    server = _server(tmp_path, Lane(1, 0.2, "network lookups"))
+    server = _server(tmp_path, Lane(1, 0.2, "rankings"))
     results: dict[str, CallToolResult] = {}
     async with Client(server) as client:
         await client.call_tool("list_tags", {})  # tools registered first: the calls below reach the lanes in order
@@ -75,13 +77,13 @@ async def test_a_call_that_waits_past_the_bound_is_told_the_server_is_busy_while
             hub.release.set()
     assert not results["registry"].is_error and (results["registry"].structured_content or {})["total"] == 19
     assert results["turned_away"].is_error
-    assert _text(results["turned_away"]).startswith("busy: 1 network lookups running"), _text(results["turned_away"])
+    assert _text(results["turned_away"]).startswith("busy: 1 rankings running"), _text(results["turned_away"])
     assert "retry" in _text(results["turned_away"])
     assert not any(OTHER in path for path in hub.requests)  # it never ran
 
 
 async def test_a_queued_call_the_client_cancels_never_runs(tmp_path: Path, hub: HubServer) -> None:
-    server = _server(tmp_path, Lane(1, 60, "network lookups"))
+    server = _server(tmp_path, Lane(1, 60, "rankings"))
     queued = anyio.CancelScope()
     async with Client(server) as client:
         await client.call_tool("list_tags", {})  # tools registered first: the calls below reach the lane in order

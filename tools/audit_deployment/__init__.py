@@ -22,4 +22,5 @@ SPEC = ToolSpec(
     result=AuditReport,
     cli="audit",
     cli_help="check a deploy script, Kubernetes manifest or compose file at a tag (exit 1 if invalid)",
+    cost="compute",
 )

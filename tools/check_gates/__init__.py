@@ -17,4 +17,5 @@ SPEC = ToolSpec(
     result=CheckGatesResult,
     cli="gates",
     cli_help="what upgrading (or downgrading) between two tags does to a deployment",
+    cost="compute",
 )

@@ -14,4 +14,5 @@ SPEC = ToolSpec(
     result=DiffPage,
     cli="diff",
     cli_help="what changed between two tags, kind by kind",
+    cost="compute",
 )

@@ -19,5 +19,5 @@ SPEC = ToolSpec(
     cli="pick",
     cli_help="ranked quantization options for a model on a GPU",
     open_world=True,
-    cost="network",
+    cost="compute",  # ranks over the knowledge base; its one hub lookup is cached and bounded by timeouts
 )

@@ -17,4 +17,5 @@ SPEC = ToolSpec(
     result=RenderResult,
     cli="render",
     cli_help="the exact vllm serve command, checked against the tag's registry",
+    cost="compute",
 )
