@@ -11,12 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
 from vllm_quant_mcp.server.mcp.app import build_server
 from vllm_quant_mcp.server.runtime import make_context, pinned_tag
 
-__all__ = ["allowed_hosts_and_origins", "run"]
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from starlette.types import ASGIApp
+
+__all__ = ["allowed_hosts_and_origins", "http_app", "run"]
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -26,6 +31,7 @@ def allowed_hosts_and_origins(
 ) -> tuple[list[str], list[str]]:
     """Host/Origin values accepted under DNS-rebinding protection: the bind address, loopback names, and
     the names the operator says clients use (--allow-host) for a server bound to a wildcard or LAN address."""
+    host, extra_hosts = host.lower(), [h.lower() for h in extra_hosts]  # Host names are case-insensitive
     names = {host} | (LOOPBACK if host in LOOPBACK or host in {"0.0.0.0", "::"} else set())
     given = {f"{h}:{port}" for h in extra_hosts if ":" not in h} | set(extra_hosts)  # NAME or NAME:PORT
     hosts = sorted({f"{n}:{port}" if ":" not in n else f"[{n}]:{port}" for n in names} | names | given)
@@ -44,21 +50,44 @@ def run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         server.run("stdio")
         return 0
+    return _serve_http(server, args)
 
+
+def _serve_http(server: MCPServer, args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.server.http.run import bind, serve_http
+
+    token = args.token if args.token is not None else os.environ.get("VLLM_QUANT_MCP_TOKEN")
+    if token is not None and not token.strip():
+        print(
+            "error: --token (or VLLM_QUANT_MCP_TOKEN) is empty, which would let anyone in; give a token",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    app = http_app(server, args, token)
+    mode = " (stateless)" if args.stateless else ""
+    serve_http(app, sock, f"vllm-quant-mcp: streamable HTTP{mode} on http://{args.host}:{args.port}/mcp")
+    return 0
+
+
+def http_app(server: MCPServer, args: argparse.Namespace, token: str | None) -> ASGIApp:
+    """The ASGI app: the SDK's streamable HTTP app behind the Host check, then the bearer token if one is set."""
     from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.types import ASGIApp
 
     from vllm_quant_mcp.server.http.auth import BearerTokenMiddleware
-    from vllm_quant_mcp.server.http.run import serve_http
+    from vllm_quant_mcp.server.http.hosts import LowercaseHostMiddleware
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-    app: ASGIApp = server.streamable_http_app(
-        transport_security=security, host=args.host, stateless_http=args.stateless
+    app: ASGIApp = LowercaseHostMiddleware(
+        server.streamable_http_app(transport_security=security, host=args.host, stateless_http=args.stateless)
     )
-    token = args.token or os.environ.get("VLLM_QUANT_MCP_TOKEN")
     if token:
         app = BearerTokenMiddleware(app, token)
     elif args.host not in LOOPBACK:
@@ -69,7 +98,4 @@ def run(args: argparse.Namespace) -> int:
             "other machines use to reach this server",
             file=sys.stderr,
         )
-    mode = " (stateless)" if args.stateless else ""
-    print(f"vllm-quant-mcp: streamable HTTP{mode} on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-    serve_http(app, args.host, args.port)
-    return 0
+    return app

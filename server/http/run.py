@@ -7,11 +7,17 @@ uvicorn gets `GRACE` seconds to let open requests finish, and a daemon timer sta
 the signal ends the process `DEADLINE` seconds after it, whatever is left: every tool
 only reads, and the store's writes are atomic renames under a lock the OS releases, so
 nothing abandoned needs cleaning up.
+
+The socket is bound here before uvicorn starts, so a port in use is one line of ours (and
+exit status 1), not a traceback among the SDK's log lines, and the line that says the
+server is serving is printed only once uvicorn has started on that socket. Connections are
+bounded by http/connections.py.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import threading
 from types import FrameType
@@ -19,13 +25,23 @@ from types import FrameType
 import uvicorn
 from starlette.types import ASGIApp
 
-__all__ = ["DEADLINE", "GRACE", "serve_http"]
+from .connections import BoundedH11Protocol, connection_cap, raise_file_limit
 
+__all__ = ["DEADLINE", "GRACE", "IDLE_TIMEOUT", "bind", "serve_http"]
+
+IDLE_TIMEOUT = 15  # seconds a kept-alive connection may sit between requests
 GRACE = 2  # seconds open requests get to finish after SIGTERM before uvicorn cancels them
 DEADLINE = 3.0  # seconds after SIGTERM when the process ends, worker threads or not (Kubernetes waits 30)
 
 
 class _Server(uvicorn.Server):
+    banner = ""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(self.banner, file=sys.stderr, flush=True)
+
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if not self.should_exit:
             timer = threading.Timer(DEADLINE, _end, args=(sig,))
@@ -41,6 +57,30 @@ def _end(sig: int) -> None:
     os._exit(0)
 
 
-def serve_http(app: ASGIApp, host: str, port: int) -> None:
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE)
-    _Server(config).run()
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (not yet listening); OSError says why not (in use, no such address)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve_http(app: ASGIApp, sock: socket.socket, banner: str) -> None:
+    """Serve `app` on the bound `sock`; `banner` goes to stderr once uvicorn is accepting connections."""
+    BoundedH11Protocol.cap = connection_cap(raise_file_limit())
+    config = uvicorn.Config(
+        app,
+        http=BoundedH11Protocol,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACE,
+        timeout_keep_alive=IDLE_TIMEOUT,
+        limit_concurrency=BoundedH11Protocol.cap,
+    )
+    server = _Server(config)
+    server.banner = banner
+    server.run(sockets=[sock])
