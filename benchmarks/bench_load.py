@@ -1,19 +1,26 @@
 """A shared HTTP server under load: cheap calls' latency with 0 and with K expensive calls in flight, and SIGTERM.
 
-Run: `python benchmarks/bench_load.py [--server NAME=EXE ...] [--sessions N] [--expensive K] [--calls C]`.
+Run: `python benchmarks/bench_load.py [--server NAME=EXE ...] [--flood grep|audit|gates|pick ...] [--sessions N]
+[--expensive K] [--calls C] [--idle-connections M] [--initializes S]`.
 
 Each server named (default: this checkout's `vllm-quant-mcp`; pass another install's
 executable, e.g. main's, to compare) is started with `serve --transport http` on one
 temporary cache holding the v0.32.0 tree, and warmed (one grep, one registry read). Then:
 
 1. idle: N client sessions, each making C cheap calls in turn (get_registry, list_tags);
-2. loaded: K expensive calls (a back-referencing grep only the `regex` engine runs, over
-   every file: seconds of CPU each) sent over 3 more sessions; once the server has spent a
-   second of CPU on them, the same cheap workload as in 1;
+2. loaded, per flood: K expensive calls sent over 3 more sessions (grep: a back-referencing
+   regex only the `regex` engine runs, over every file; audit: a script of a thousand unknown
+   flags, each looked up at every release; gates: every gate from v0.19.0 to v0.33.0 for a
+   serve command; pick: a ranking for the largest model the figures allow); once the server
+   has spent a second of CPU on them, the same cheap workload as in 1;
 3. SIGTERM with the expensive calls still in flight: seconds until the process is gone
    (killed after 60 s, reported as such);
 4. a fresh server, 200 first greps of the tag at once (10 sessions of 20): its peak RSS
-   (VmHWM), which single-flight loading (knowledge/search/loading.py) keeps at one copy.
+   (VmHWM), which single-flight loading (knowledge/search/loading.py) keeps at one copy;
+5. a fresh server under the 1,024-file limit a systemd service gets: M idle TCP connections
+   that never send a request, then a cheap call: does it answer, is the server alive;
+6. a fresh server: one client's S `initialize` requests (never closed), then another
+   client's session: does it open, and the server's RSS after.
 
 Printed side by side per server: p50/p99/max of cheap calls (seconds, the call alone, after
 its session's initialize), cheap errors, the expensive calls' outcomes, SIGTERM-to-exit.
@@ -25,7 +32,9 @@ import argparse
 import contextlib
 import logging
 import os
+import resource
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -48,6 +57,21 @@ from support.releases import install_release_tree
 
 TAG = "v0.32.0"
 HEAVY = {"pattern": r"(\w+)\s+\1\b", "tag": TAG, "max_results": 1}
+FLOODS: dict[str, tuple[str, dict[str, object]]] = {
+    "grep": ("grep_vllm_source", HEAVY),
+    "audit": (
+        "audit_deployment",
+        {"text": "#!/bin/sh\nvllm serve m " + " ".join(f"--x{i}" for i in range(1000)) + "\n", "tag": TAG},
+    ),
+    "gates": (
+        "check_gates",
+        {"from_tag": "v0.19.0", "to_tag": "v0.33.0", "serve_command": "vllm serve m --quantization fp8"},
+    ),
+    "pick": (
+        "pick_format",
+        {"gpu": "h200", "tag": TAG, "model_figures": {"params_b": 70, "layers": 1024, "kv_heads": 8, "head_dim": 128}},
+    ),
+}
 CHEAP = [("get_registry", {"kind": "kv_cache_dtypes", "tag": TAG}), ("list_tags", {})]
 EXPENSIVE_SESSIONS = 3
 STOP_LIMIT = 60.0
@@ -96,10 +120,12 @@ async def cheap_workload(url: str, sessions: int, calls: int) -> tuple[list[floa
     return latencies, errors
 
 
-async def expensive_flood(url: str, total: int, outcomes: Counter[str]) -> None:
+async def expensive_flood(url: str, flood: str, total: int, outcomes: Counter[str]) -> None:
+    name, arguments = FLOODS[flood]
+
     async def one(session: ClientSession) -> None:
         try:
-            result = await session.call_tool("grep_vllm_source", HEAVY)
+            result = await session.call_tool(name, arguments)
         except Exception as exc:
             outcomes[f"failed ({type(exc).__name__}: {exc})"[:90]] += 1
             return
@@ -116,14 +142,16 @@ async def expensive_flood(url: str, total: int, outcomes: Counter[str]) -> None:
             tg.start_soon(one_session, total // EXPENSIVE_SESSIONS + (i < total % EXPENSIVE_SESSIONS))
 
 
-def start(exe: str, cache: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start(exe: str, cache: Path, file_limit: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
     port = closed_port()  # free now; the server binds it next
     env = {**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(cache)}
+    limit = (file_limit, file_limit) if file_limit else None
     proc = subprocess.Popen(
         [exe, "serve", "--transport", "http", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, limit)) if limit else None,
     )
     try:
         wait_for_port(proc, port, 60)
@@ -132,7 +160,7 @@ def start(exe: str, cache: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"http://127.0.0.1:{port}/mcp"
 
 
-async def measure(exe: str, cache: Path, sessions: int, expensive: int, calls: int) -> dict[str, str]:
+async def measure(exe: str, cache: Path, flood: str, sessions: int, expensive: int, calls: int) -> dict[str, str]:
     proc, url = start(exe, cache)
     row: dict[str, str] = {}
     try:
@@ -142,7 +170,7 @@ async def measure(exe: str, cache: Path, sessions: int, expensive: int, calls: i
         idle, idle_errors = await cheap_workload(url, sessions, calls)
         outcomes: Counter[str] = Counter()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(expensive_flood, url, expensive, outcomes)
+            tg.start_soon(expensive_flood, url, flood, expensive, outcomes)
             await until_working(proc.pid)
             loaded, loaded_errors = await cheap_workload(url, sessions, calls)
             before_signal = dict(outcomes)
@@ -157,15 +185,15 @@ async def measure(exe: str, cache: Path, sessions: int, expensive: int, calls: i
             tg.cancel_scope.cancel()
         for label, values, errors in (
             ("0 expensive", idle, idle_errors),
-            (f"{expensive} expensive", loaded, loaded_errors),
+            (f"{expensive} {flood}", loaded, loaded_errors),
         ):
             q = statistics.quantiles(values, n=100, method="inclusive")
             row[f"cheap p50 / p99 / max, {label}"] = f"{q[49]:.3f} / {q[98]:.3f} / {max(values):.3f} s"
             row[f"cheap errors, {label}"] = f"{errors} of {len(values)}"
-        row["expensive calls done before SIGTERM"] = (
+        row[f"{flood} calls done before SIGTERM"] = (
             ", ".join(f"{n} {k}" for k, n in sorted(before_signal.items())) or "none"
         )
-        row["SIGTERM -> exit"] = f"{stopped} ({in_flight} expensive in flight)"
+        row[f"SIGTERM -> exit, {flood}"] = f"{stopped} ({in_flight} in flight)"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -201,6 +229,72 @@ async def first_greps(exe: str, cache: Path, total: int) -> str:
         proc.wait()
 
 
+async def idle_connections(exe: str, cache: Path, count: int) -> str:
+    """`count` TCP connections that never send a byte, to a server under a 1,024-file limit; then a cheap call."""
+    proc, url = start(exe, cache, file_limit=1024)
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    held: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            with contextlib.suppress(OSError):
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        await anyio.sleep(1)  # the server accepts them
+        try:
+            with anyio.fail_after(30):
+                async with Session(url) as session:
+                    result = await session.call_tool(*CHEAP[1])
+            answer = "error" if result.is_error else "answered"
+        except Exception as exc:
+            answer = f"failed ({type(exc).__name__})"
+        alive = "alive" if proc.poll() is None else f"exited ({proc.returncode})"
+        return f"cheap call {answer}, server {alive}"
+    finally:
+        for sock in held:
+            sock.close()
+        proc.kill()
+        proc.wait()
+
+
+async def session_flood(exe: str, cache: Path, count: int) -> str:
+    """One client's `count` initialize requests, never closed; then another client's session."""
+    proc, url = start(exe, cache)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "flood", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    statuses: Counter[int] = Counter()
+    try:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            for _ in range(count):
+                statuses[(await http.post(url, json=init, headers=headers)).status_code] += 1
+        try:
+            with anyio.fail_after(30):
+                async with Session(url) as session:
+                    result = await session.call_tool(*CHEAP[1])
+            other = "error" if result.is_error else "answered"
+        except Exception as exc:
+            other = f"failed ({type(exc).__name__})"
+        rss = int(
+            next(
+                ln.split()[1]
+                for ln in Path(f"/proc/{proc.pid}/status").read_text(encoding="utf-8").splitlines()
+                if ln.startswith("VmRSS:")
+            )
+        )
+        codes = ", ".join(f"{n}x {code}" for code, n in sorted(statuses.items()))
+        return f"{codes}; another client {other}; RSS {rss / 1024:.0f} MB"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def main() -> None:
     logging.disable(logging.WARNING)  # the SDK logs each session it cannot close once the server is stopped
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -210,16 +304,28 @@ def main() -> None:
     parser.add_argument("--expensive", type=int, default=45, help="expensive calls in flight (default 45)")
     parser.add_argument("--calls", type=int, default=20, help="cheap calls per session (default 20)")
     parser.add_argument("--first-greps", type=int, default=200, help="first greps at once on a fresh server")
+    parser.add_argument("--flood", action="append", choices=sorted(FLOODS), help="default: all of them")
+    parser.add_argument("--idle-connections", type=int, default=1030, help="idle TCP connections (default 1030)")
+    parser.add_argument("--initializes", type=int, default=2000, help="one client's initialize requests")
     args = parser.parse_args()
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this client holds the idle connections
+    floods = args.flood or list(FLOODS)
     servers = dict(s.split("=", 1) for s in (args.server or [f"this={here}"]))
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         cache = Path(tmp) / "cache"
         install_release_tree(cache, TAG.removeprefix("v"))
-        rows = {
-            name: anyio.run(measure, exe, cache, args.sessions, args.expensive, args.calls)
-            for name, exe in servers.items()
-        }
+        rows: dict[str, dict[str, str]] = {name: {} for name in servers}
+        for flood in floods:
+            for name, exe in servers.items():
+                rows[name] |= anyio.run(measure, exe, cache, flood, args.sessions, args.expensive, args.calls)
         for name, exe in servers.items():
+            rows[name][f"{args.idle_connections} idle connections, file limit 1024"] = anyio.run(
+                idle_connections, exe, cache, args.idle_connections
+            )
+            rows[name][f"{args.initializes} initializes by one client"] = anyio.run(
+                session_flood, exe, cache, args.initializes
+            )
             rows[name][f"peak RSS, {args.first_greps} first greps at once"] = anyio.run(
                 first_greps, exe, cache, args.first_greps
             )
@@ -227,7 +333,7 @@ def main() -> None:
     width = max(len(k) for k in rows[names[0]])
     print(f"{'':<{width}}  " + "  ".join(f"{n:<34}" for n in names))
     for key in rows[names[0]]:
-        print(f"{key:<{width}}  " + "  ".join(f"{rows[n][key]:<34}" for n in names))
+        print(f"{key:<{width}}  " + "  ".join(f"{rows[n][key]:<34}" for n in names), flush=True)
 
 
 if __name__ == "__main__":

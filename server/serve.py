@@ -80,14 +80,20 @@ def http_app(server: MCPServer, args: argparse.Namespace, token: str | None) -> 
 
     from vllm_quant_mcp.server.http.auth import BearerTokenMiddleware
     from vllm_quant_mcp.server.http.hosts import LowercaseHostMiddleware
+    from vllm_quant_mcp.server.http.sessions import IDLE, TOTAL, SessionCap, StatelessGetRefused
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-    app: ASGIApp = LowercaseHostMiddleware(
-        server.streamable_http_app(transport_security=security, host=args.host, stateless_http=args.stateless)
+    sdk = server.streamable_http_app(
+        transport_security=security,
+        host=args.host,
+        stateless_http=args.stateless,
+        session_idle_timeout=IDLE,
+        max_sessions=TOTAL,
     )
+    app: ASGIApp = LowercaseHostMiddleware(StatelessGetRefused(sdk) if args.stateless else SessionCap(sdk))
     if token:
         app = BearerTokenMiddleware(app, token)
     elif args.host not in LOOPBACK:

@@ -25,7 +25,7 @@ from types import FrameType
 import uvicorn
 from starlette.types import ASGIApp
 
-from .connections import BoundedH11Protocol, connection_cap, raise_file_limit
+from .connections import BACKLOG, BoundedH11Protocol, connection_cap, raise_file_limit
 
 __all__ = ["DEADLINE", "GRACE", "IDLE_TIMEOUT", "bind", "serve_http"]
 
@@ -79,7 +79,7 @@ def serve_http(app: ASGIApp, sock: socket.socket, banner: str) -> None:
         log_level="warning",
         timeout_graceful_shutdown=GRACE,
         timeout_keep_alive=IDLE_TIMEOUT,
-        limit_concurrency=BoundedH11Protocol.cap,
+        backlog=BACKLOG,
     )
     server = _Server(config)
     server.banner = banner

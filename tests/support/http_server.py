@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -62,9 +63,13 @@ async def until_working(pid: int, seconds: float = 1.0) -> None:
 
 
 @contextmanager
-def http_server(cache_dir: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
-    """A server on its own cache; stopped (killed if it will not stop) when the block ends."""
+def http_server(
+    cache_dir: Path, *args: str, env: dict[str, str] | None = None, file_limit: int | None = None
+) -> Iterator[HttpServer]:
+    """A server on its own cache (under `file_limit` open files, soft and hard); stopped (killed if it will not
+    stop) when the block ends."""
     port = closed_port()  # free now; the server binds it next
+    limit = (file_limit, file_limit) if file_limit else None
     proc = subprocess.Popen(
         [EXE, "serve", "--transport", "http", "--port", str(port), *args],
         env={
@@ -75,6 +80,7 @@ def http_server(cache_dir: Path, *args: str, env: dict[str, str] | None = None) 
         },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, limit)) if limit else None,
     )
     try:
         wait_for_port(proc, port, 60)

@@ -1,0 +1,128 @@
+"""A hostile client of a shared HTTP server cannot stall it, fill it or lock others out: each threat, on a real process.
+
+Bounds here are generous, to fail instead of hang; benchmarks/bench_load.py measures the real figures.
+"""
+
+from __future__ import annotations
+
+import resource
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from support.http_server import EXE, HttpServer, http_server, http_session
+from support.loopback import closed_port
+
+from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
+from vllm_quant_mcp.knowledge.hub.model_facts import MAX_LAYERS
+from vllm_quant_mcp.server.http.sessions import PER_CLIENT
+
+pytestmark = pytest.mark.anyio
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def server(cache_with_tree: Path) -> Iterator[HttpServer]:
+    with http_server(cache_with_tree) as running:
+        yield running
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_model_figures_of_millions_of_layers_cannot_hold_the_server(server: HttpServer) -> None:
+    figures = {"params_b": 70, "layers": 30_000_000, "kv_heads": 8, "head_dim": 128}
+    async with http_session(server.url) as session:
+        result = await session.call_tool("pick_format", {"gpu": "h200", "model_figures": figures})
+    assert result.is_error and str(MAX_LAYERS) in _text(result)
+
+
+async def test_an_anchored_container_list_under_thousands_of_pods_cannot_hold_the_server(server: HttpServer) -> None:
+    containers = "".join(f"  - {{name: c{i}, image: vllm/vllm-openai:v0.32.0, args: [m]}}\n" for i in range(1000))
+    pods = "  - {kind: Pod, spec: {containers: *all}}\n" * 7000
+    text = f"kind: List\nshared: &all\n{containers}items:\n{pods}"
+    async with http_session(server.url) as session:
+        result = await session.call_tool("audit_deployment", {"text": text, "filename": "pods.yaml"})
+    assert result.is_error and f"{MAX_CONTAINERS:,} containers" in _text(result)
+
+
+async def test_a_host_header_in_capitals_cannot_be_refused(server: HttpServer) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(server.url, json=INIT, headers={**MCP_HEADERS, "host": f"LOCALHOST:{server.port}"})
+    assert response.status_code == 200
+
+
+async def test_one_clients_initialize_flood_cannot_lock_out_a_new_session(server: HttpServer) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        opened = [await http.post(server.url, json=INIT, headers=MCP_HEADERS) for _ in range(PER_CLIENT + 20)]
+        first = opened[0].headers["mcp-session-id"]
+        again = await http.post(
+            server.url,
+            json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
+            headers={**MCP_HEADERS, "mcp-session-id": first, "mcp-protocol-version": "2025-06-18"},
+        )
+    assert {r.status_code for r in opened} == {200}
+    assert again.status_code == 404  # the oldest idle session made room
+    async with http_session(server.url) as session:
+        assert not (await session.call_tool("list_tags", {})).is_error
+
+
+async def test_idle_connections_past_the_file_limit_cannot_end_the_server(cache_with_tree: Path) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this test holds more than 1,024 sockets
+    held: list[socket.socket] = []
+    with http_server(cache_with_tree, file_limit=1024) as limited:
+        try:
+            for _ in range(1030):
+                held.append(socket.create_connection(("127.0.0.1", limited.port), timeout=10))
+            with anyio.fail_after(60):
+                async with http_session(limited.url) as session:
+                    answer = await session.call_tool("list_tags", {})
+            assert limited.proc.poll() is None and not answer.is_error
+        finally:
+            for sock in held:
+                sock.close()
+
+
+async def test_a_stateless_server_cannot_be_held_by_get_streams(cache_with_tree: Path) -> None:
+    with http_server(cache_with_tree, "--stateless") as stateless:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            response = await http.get(stateless.url, headers={"accept": "text/event-stream"})
+    assert response.status_code == 405
+
+
+def test_an_empty_token_cannot_turn_authentication_off(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [EXE, "serve", "--transport", "http", "--port", str(closed_port()), "--token", ""],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 2 and "--token" in done.stderr and "empty" in done.stderr
+
+
+def test_a_port_in_use_cannot_be_buried_in_log_lines(server: HttpServer, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [EXE, "serve", "--transport", "http", "--port", str(server.port)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{server.port}: Address already in use"
+    ]
