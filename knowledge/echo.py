@@ -17,9 +17,16 @@ __all__ = ["CLIP", "clip", "redact"]
 
 CLIP = 60  # characters of a bad value an error quotes: enough to recognise it, too few to echo a payload
 
-# scheme://user:pass@host, scheme://token@host; the userinfo stops at the first / ? # or whitespace.
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s@]+@")
-_SECRET_PARAM = re.compile(r"(?P<name>[?&](?:access_token|token|api_key|apikey|password|sig)=)[^&#\s]+", re.IGNORECASE)
+# scheme://user:pass@host, scheme://token@host; the userinfo runs to the last @ before the first / ? # or whitespace
+# (a password may hold an @: `user:p@ss@host`).
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s]*@")
+# Query parameters that carry a credential: OAuth and API tokens, GitLab's private_token, Google's key, and a
+# presigned S3 URL's signature and credential (X-Amz-*, case as AWS writes it or not).
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&](?:access_token|token|private_token|api_key|apikey|key|password|sig|signature"
+    r"|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&#\s]+",
+    re.IGNORECASE,
+)
 
 
 def clip(value: object, limit: int = CLIP, *, quote: bool = True) -> str:

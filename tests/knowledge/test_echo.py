@@ -45,3 +45,22 @@ def test_a_log_record_carrying_a_credential_in_its_arguments_or_traceback_is_red
         record.exc_info = (type(exc), exc, exc.__traceback__)
     assert RedactingFilter().filter(record)
     assert "SECRET" not in logging.Formatter().format(record)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:p@ss@mirror.internal/simple", "https://***@mirror.internal/simple"),
+        (
+            "https://b.s3.amazonaws.com/v.tar.gz?X-Amz-Credential=AKIA/1&X-Amz-Signature=ab12&x=1",
+            "https://b.s3.amazonaws.com/v.tar.gz?X-Amz-Credential=***&X-Amz-Signature=***&x=1",
+        ),
+        (
+            "https://gitlab.internal/api/v4/f?private_token=glpat-1",
+            "https://gitlab.internal/api/v4/f?private_token=***",
+        ),
+        ("https://storage.example/f.tar.gz?key=AIzaSy1", "https://storage.example/f.tar.gz?key=***"),
+    ],
+)
+def test_a_mirror_url_cannot_carry_its_credentials_into_what_is_stored_or_shown(url: str, shown: str) -> None:
+    assert redact(url) == shown
