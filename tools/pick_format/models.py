@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vllm_quant_mcp.knowledge.facts.native_formats import NativeFormats
 from vllm_quant_mcp.knowledge.hub.memory import MemoryEstimate, WeightFamily
-from vllm_quant_mcp.knowledge.hub.model_facts import MAX_POSITIONS, ExplicitModel, ModelFacts
+from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
@@ -50,8 +50,8 @@ class PickFormatQuery(BaseModel):
     num_gpus: Annotated[int, Field(ge=1, le=1024, description="GPUs for tensor parallelism.")] = 1
     tag: Tag = None
     priority: Priority = "throughput"
-    context_len: Annotated[int | None, Field(ge=1, le=MAX_POSITIONS)] = None
-    concurrency: Annotated[int | None, Field(ge=1, le=1_000_000)] = None
+    context_len: Annotated[int | None, Field(ge=1)] = None
+    concurrency: Annotated[int | None, Field(ge=1)] = None
     checkpoint: Annotated[
         CheckpointChoice | None,
         Field(description="as_is: serve the checkpoint's own format; online: quantize at load."),
