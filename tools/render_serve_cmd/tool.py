@@ -28,6 +28,7 @@ from .validate import (
     Notes,
     check_gpu,
     check_kv_on_gpu,
+    check_load,
     check_refusals,
     fp8_redirect,
     lookup_flag,
@@ -126,6 +127,7 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         b.add("--speculative-config", _json("speculative", q.speculative))
     if q.quantization_config is not None:
         _quantization_config(b, q.quantization_config)
+    check_load(registry, model, quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config, notes)
     backends = (("--linear-backend", q.linear_backend, "linear"), ("--moe-backend", q.moe_backend, "moe"))
     for name, value, kind in backends:
         if value is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
@@ -26,6 +27,13 @@ from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact, kv_judgem
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.loading import (
+    LoadVerdict,
+    check_quantization_config,
+    read_checkpoint,
+    resolve_load,
+    unquantized,
+)
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = [
@@ -33,6 +41,7 @@ __all__ = [
     "Notes",
     "check_gpu",
     "check_kv_on_gpu",
+    "check_load",
     "check_refusals",
     "fp8_redirect",
     "lookup_flag",
@@ -218,3 +227,39 @@ def fp8_redirect(registry: Registry, quantization: str, checkpoint_dtype: str | 
         f"({redirect.message} {where})."
     )
     return target
+
+
+def _quoted(v: LoadVerdict) -> str:
+    """A load verdict as one line: vLLM's own exception and message where it raises, and the deciding line."""
+    said = f" vLLM: `{v.raised.error}: {v.raised.message}`" if v.raised is not None else ""
+    where = ", ".join(e.permalink for e in v.evidence)
+    return f"[{v.basis}] At {v.tag}, {v.subject}: {v.outcome} ({v.why}).{said} ({where})"
+
+
+def check_load(
+    registry: Registry,
+    model: str,
+    quantization: str | None,
+    checkpoint_dtype: str | None,
+    quantization_config: dict[str, object] | None,
+    notes: Notes,
+) -> None:
+    """Refuse what the tag's loader refuses for this checkpoint (get_quant_config, _verify_quantization, the
+    --quantization-config validators), quoting vLLM; warn where a run-time check decides. The checkpoint is a
+    local folder's config.json, or `checkpoint_dtype`; with neither, nothing is assumed and nothing is said."""
+    if quantization_config is not None:
+        refused = check_quantization_config(registry, quantization, quantization_config)
+        if refused:
+            raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))
+    checkpoint = read_checkpoint(Path(model)) if Path(model).is_absolute() or model.startswith(".") else None
+    checkpoint = checkpoint or unquantized(checkpoint_dtype)
+    if checkpoint is None:
+        return
+    verdict = resolve_load(registry, quantization, checkpoint, quantization_config)
+    if verdict is None or verdict.outcome in ("loads", "redirected"):
+        return
+    if verdict.outcome == "refused":
+        raise InvalidServeArgsError(
+            f"{_quoted(verdict)} Serve a checkpoint quantized for it, or an online method (fp8_per_tensor, ...)."
+        )
+    notes.warn(_quoted(verdict))
