@@ -20,7 +20,16 @@ from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 from .entry import Entry, Frozen
 
-__all__ = ["LoadOutcome", "LoadPath", "LoadResolution", "LoadStep", "OnlineArgs", "PackageNeed", "Raise"]
+__all__ = [
+    "AttentionArgs",
+    "LoadOutcome",
+    "LoadPath",
+    "LoadResolution",
+    "LoadStep",
+    "OnlineArgs",
+    "PackageNeed",
+    "Raise",
+]
 
 LoadOutcome = Literal["loads", "redirected", "refused", "conditional"]
 
@@ -84,6 +93,15 @@ class OnlineArgs(Frozen):
     )
 
 
+class AttentionArgs(Frozen):
+    """`--attention-config` at the tag: AttentionConfig's fields, with the values a Literal annotation allows."""
+
+    fields: list[str]
+    choices: dict[str, list[str]] = Field(default={}, description="Field -> its Literal values, as strings.")
+    backend_fields: list[str] = Field(default=[], description="Fields typed AttentionBackendEnum: backend names.")
+    provenance: Provenance
+
+
 class LoadResolution(Frozen):
     paths: list[LoadPath] = []
     mismatch: Raise | None = Field(
@@ -94,6 +112,7 @@ class LoadResolution(Frozen):
     )
     overrides_provenance: Provenance | None = None
     online: OnlineArgs | None = None
+    attention: AttentionArgs | None = Field(default=None, description="What --attention-config is checked against.")
 
     def path(self, method: str) -> LoadPath | None:
         return next((p for p in self.paths if p.name == method), None)

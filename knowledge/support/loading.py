@@ -25,7 +25,15 @@ from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadStep, Onl
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.judgement import Evidence
 
-__all__ = ["Checkpoint", "LoadVerdict", "check_quantization_config", "read_checkpoint", "resolve_load", "unquantized"]
+__all__ = [
+    "Checkpoint",
+    "LoadVerdict",
+    "check_attention_options",
+    "check_quantization_config",
+    "read_checkpoint",
+    "resolve_load",
+    "unquantized",
+]
 
 _UNQUANTIZED = {"bf16", "bfloat16", "fp16", "float16", "half", "fp32", "float32"}
 _CONFIG_LIMIT = 4 * 1024 * 1024
@@ -261,3 +269,40 @@ def _named(online: OnlineArgs, name: str) -> Raise | None:
     said = online.unknown_name.message.replace("{v!r}", repr(name))
     said = said.replace("{sorted(QUANT_KEY_NAMES)}", str(sorted(online.key_names)))
     return online.unknown_name.model_copy(update={"message": said})
+
+
+def check_attention_options(
+    registry: Registry, backend: str | None, config: dict[str, Any] | None
+) -> list[LoadVerdict]:
+    """`--attention-backend` and `--attention-config` against the tag: its backends (AttentionConfig parses the
+    name upper-cased, "auto" meaning none) and AttentionConfig's fields and Literal values."""
+    attention = registry.load_resolution.attention
+    if attention is None:
+        return []
+    tag, where = registry.tag, attention.provenance
+    names = [b.name for b in registry.backends.attention]
+    found: list[LoadVerdict] = []
+
+    def refuse(subject: str, why: str) -> None:
+        found.append(
+            LoadVerdict(
+                subject=subject, tag=tag, outcome="refused", why=why, evidence=[_evidence(why, where.path, where)]
+            )
+        )
+
+    def named(subject: str, value: object) -> None:
+        if isinstance(value, str) and value.lower() != "auto" and names and value.upper() not in names:
+            refuse(
+                subject, f"`{value}` is not an attention backend at {tag} (AttentionBackendEnum: {', '.join(names)})"
+            )
+
+    named(f"--attention-backend {backend}", backend)
+    for key, value in (config or {}).items():
+        subject = f"--attention-config {key}={value}"
+        if key not in attention.fields:
+            refuse(subject, f"`{key}` is not an AttentionConfig field at {tag} (fields: {', '.join(attention.fields)})")
+        elif key in attention.backend_fields:
+            named(subject, value)
+        elif key in attention.choices and value is not None and str(value) not in attention.choices[key]:
+            refuse(subject, f"AttentionConfig.{key} takes {', '.join(attention.choices[key])} at {tag}")
+    return found

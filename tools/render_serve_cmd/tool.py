@@ -26,6 +26,7 @@ from .models import EnvUse, FlagUse, OutputFormat, RenderQuery, RenderResult
 from .validate import (
     InvalidServeArgsError,
     Notes,
+    check_attention,
     check_gpu,
     check_kv_on_gpu,
     check_load,
@@ -128,6 +129,9 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
     if q.quantization_config is not None:
         _quantization_config(b, q.quantization_config)
     check_load(registry, model, quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config, notes)
+    check_attention(
+        registry, _last(extras, registry, "--attention-backend"), _last(extras, registry, "--attention-config")
+    )
     backends = (("--linear-backend", q.linear_backend, "linear"), ("--moe-backend", q.moe_backend, "moe"))
     for name, value, kind in backends:
         if value is not None:
@@ -192,6 +196,12 @@ def _parse_extras(model: str, extra: list[str], registry: Registry) -> list[Serv
         if flag.json_error:
             raise InvalidServeArgsError(f"extra_args: the value of `{flag.option}` is {flag.json_error}.")
     return list(command.flags)
+
+
+def _last(extras: list[ServeFlag], registry: Registry, flag: str) -> str | None:
+    """The value the last spelling of `flag` in extra_args gives (argparse keeps the last)."""
+    values = [f.value for f in extras if lookup_flag_name(registry, f.option) == flag]
+    return values[-1] if values else None
 
 
 def lookup_flag_name(registry: Registry, written: str) -> str:

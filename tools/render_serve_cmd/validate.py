@@ -11,6 +11,7 @@ knowledge base, which only ever warns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.knowledge.support.loading import (
     LoadVerdict,
+    check_attention_options,
     check_quantization_config,
     read_checkpoint,
     resolve_load,
@@ -39,6 +41,7 @@ from vllm_quant_mcp.tools.context import ToolContext
 __all__ = [
     "InvalidServeArgsError",
     "Notes",
+    "check_attention",
     "check_gpu",
     "check_kv_on_gpu",
     "check_load",
@@ -263,3 +266,20 @@ def check_load(
             f"{_quoted(verdict)} Serve a checkpoint quantized for it, or an online method (fp8_per_tensor, ...)."
         )
     notes.warn(_quoted(verdict))
+
+
+def check_attention(registry: Registry, backend: str | None, config: str | None) -> None:
+    """`--attention-backend` / `--attention-config` (from extra_args) checked against the tag's backends and
+    AttentionConfig: vLLM refuses a name outside AttentionBackendEnum or a field it lacks while parsing."""
+    parsed: dict[str, object] | None = None
+    if config is not None:
+        try:
+            value = json.loads(config)
+        except ValueError as exc:
+            raise InvalidServeArgsError(f"--attention-config is not JSON ({exc}); give an object.") from exc
+        if not isinstance(value, dict):
+            raise InvalidServeArgsError('--attention-config must be a JSON object, e.g. \'{"backend": "FLASHINFER"}\'.')
+        parsed = value
+    refused = check_attention_options(registry, backend, parsed)
+    if refused:
+        raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))

@@ -16,7 +16,12 @@ import re
 
 from vllm_quant_mcp.knowledge.extract.engine import Modules
 from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, definition, line, literal, text
-from vllm_quant_mcp.knowledge.extract.loading.config_args import CONFIG, extract_online_args, find_raise
+from vllm_quant_mcp.knowledge.extract.loading.config_args import (
+    CONFIG,
+    extract_attention_args,
+    extract_online_args,
+    find_raise,
+)
 from vllm_quant_mcp.knowledge.extract.loading.walk import LOADER, Input, Walk, config_filenames
 from vllm_quant_mcp.knowledge.extract.online import extract_online_quantization
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
@@ -76,6 +81,7 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
         overrides=overrides,
         overrides_provenance=overrides_at,
         online=online,
+        attention=extract_attention_args(tree, modules),
     )
     return Extracted(resolution)
 

@@ -11,15 +11,18 @@ loading, then stops. Each raise is kept with its message and line so the check c
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine import Modules
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, maybe_literal_str, message, text
-from vllm_quant_mcp.knowledge.registry.loading import OnlineArgs, Raise
+from vllm_quant_mcp.knowledge.registry.loading import AttentionArgs, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-__all__ = ["CONFIG", "ONLINE_BASE", "extract_online_args", "find_raise"]
+__all__ = ["ATTENTION", "CONFIG", "ONLINE_BASE", "extract_attention_args", "extract_online_args", "find_raise"]
 
+ATTENTION = "vllm/config/attention.py"
 CONFIG = "vllm/config/quantization.py"
 ONLINE_BASE = "vllm/model_executor/layers/quantization/online/base.py"
 
@@ -50,6 +53,29 @@ def extract_online_args(tree: SourceTree, modules: Modules) -> OnlineArgs | None
         targets_exclusive=find_raise(tree, CONFIG, "mutually exclusive"),
         activation_refused=find_raise(tree, ONLINE_BASE, "activation override") if tree.exists(ONLINE_BASE) else None,
         config_needs_online=find_raise(tree, CONFIG, "is only supported when quantization"),
+    )
+
+
+def extract_attention_args(tree: SourceTree, modules: Modules) -> AttentionArgs | None:
+    """AttentionConfig's fields; a `Literal[...]` annotation gives a field's values, an enum of backends its kind."""
+    cls = modules.find_class("AttentionConfig", ATTENTION) if tree.exists(ATTENTION) else None
+    if cls is None:
+        return None
+    fields = modules.fields(cls)
+    choices: dict[str, list[str]] = {}
+    backends: list[str] = []
+    for name, found in fields.items():
+        annotation = text(found.annotation)
+        literal_part = re.search(r"Literal\[([^\]]*)\]", annotation)
+        if literal_part:
+            choices[name] = [v.strip().strip("'\"") for v in literal_part.group(1).split(",") if v.strip()]
+        elif re.match(r"^AttentionBackendEnum\b", annotation):
+            backends.append(name)
+    return AttentionArgs(
+        fields=list(fields),
+        choices=choices,
+        backend_fields=backends,
+        provenance=tree.provenance(ATTENTION, line(cls.node)),
     )
 
 

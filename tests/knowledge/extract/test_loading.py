@@ -121,3 +121,11 @@ def test_quantization_config_is_read_from_quantization_config_args_and_the_onlin
     assert refused is not None and refused.message.startswith("activation override (activation={spec.activation})")
     assert _line("0.26.0", refused.provenance.path, refused.provenance.line) == "raise ValueError("
     assert at_26.config_needs_online is not None and at_32.config_needs_online is None  # 0.32 composes them
+
+
+def test_attention_config_fields_and_their_literal_values_are_read_at_v0_14_0_and_v0_26_0() -> None:
+    at_14, at_26 = _resolution("0.14.0").attention, _resolution("0.26.0").attention
+    assert at_14 is not None and at_26 is not None
+    assert at_14.choices["flash_attn_version"] == ["2", "3"] and at_26.choices["flash_attn_version"] == ["2", "3", "4"]
+    assert "use_cudnn_prefill" in at_14.fields and "use_cudnn_prefill" not in at_26.fields
+    assert at_26.backend_fields == ["backend"]
