@@ -18,7 +18,7 @@ from pydantic import Field
 
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
-from .entry import Entry, Frozen
+from .entry import Frozen
 
 __all__ = [
     "AttentionArgs",
@@ -59,8 +59,14 @@ class PackageNeed(Frozen):
     provenance: Provenance
 
 
-class LoadPath(Entry):
-    """`--quantization <name>` at load; provenance is where the name resolves to its config class."""
+class LoadPath(Frozen):
+    """`--quantization <name>` at load; provenance is where the name resolves to its config class.
+
+    Not an `Entry`: the paths ride in `registry --json` and the resolver, not in the `kind` choices of
+    get_registry and diff, whose listing every agent session pays for."""
+
+    name: str
+    provenance: Provenance
 
     config_class: str | None
     config_files: list[str] | None = Field(

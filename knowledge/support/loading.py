@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
+from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadStep, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.judgement import Evidence
@@ -292,9 +293,9 @@ def check_attention_options(
 
     def named(subject: str, value: object) -> None:
         if isinstance(value, str) and value.lower() != "auto" and names and value.upper() not in names:
-            refuse(
-                subject, f"`{value}` is not an attention backend at {tag} (AttentionBackendEnum: {', '.join(names)})"
-            )
+            near = nearest(value.upper(), names)
+            hint = f"; nearest: {', '.join(near)}" if near else f"; AttentionBackendEnum: {', '.join(names)}"
+            refuse(subject, f"`{value}` is not an attention backend at {tag}{hint}")
 
     named(f"--attention-backend {backend}", backend)
     for key, value in (config or {}).items():
