@@ -30,7 +30,9 @@ from .walk import Walk
 __all__ = ["support_findings"]
 
 
-def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str]) -> list[Finding]:
+def support_findings(
+    command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str], local: bool
+) -> list[Finding]:
     """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given."""
     if command is None:
         return []
@@ -45,7 +47,7 @@ def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase
             out += _lost(walk, kv[1], gpu, partial(_kv, kv[0]))
     if method is not None and walk.direction != "same":
         out += _new_refusals(walk, method[0], method[1])
-    if method is not None and command.model is not None:
+    if method is not None and command.model is not None and local:
         out += _checkpoint_refusals(walk, command.model, method[0], method[1])
     return out
 
@@ -53,8 +55,8 @@ def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase
 def _checkpoint_refusals(walk: Walk, model: str, method: str, written: str) -> list[Finding]:
     """Where the command's model is a checkpoint folder here: what the loader at to_tag does with it and the
     method (knowledge/support/loading.py). A refusal breaks; nothing is said of a model this machine cannot read."""
-    folder = Path(model)
-    checkpoint = read_checkpoint(folder) if folder.is_absolute() or model.startswith(".") else None
+    folder = Path(model).expanduser()
+    checkpoint = read_checkpoint(folder) if folder.is_dir() else None
     verdict = resolve_load(walk.end, method, checkpoint) if checkpoint is not None else None
     if verdict is None or verdict.outcome != "refused":
         return []

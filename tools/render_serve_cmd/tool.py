@@ -128,7 +128,8 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         b.add("--speculative-config", _json("speculative", q.speculative))
     if q.quantization_config is not None:
         _quantization_config(b, q.quantization_config)
-    check_load(registry, model, quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config, notes)
+    given = (quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config)
+    check_load(registry, model, *given, notes, ctx.local_models)
     check_attention(
         registry, _last(extras, registry, "--attention-backend"), _last(extras, registry, "--attention-config")
     )

@@ -246,15 +246,18 @@ def check_load(
     checkpoint_dtype: str | None,
     quantization_config: dict[str, object] | None,
     notes: Notes,
+    local: bool,
 ) -> None:
     """Refuse what the tag's loader refuses for this checkpoint (get_quant_config, _verify_quantization, the
     --quantization-config validators), quoting vLLM; warn where a run-time check decides. The checkpoint is a
-    local folder's config.json, or `checkpoint_dtype`; with neither, nothing is assumed and nothing is said."""
+    local folder's config.json (read only when `local`: the context may read this machine's disk), or
+    `checkpoint_dtype`; with neither, nothing is assumed and nothing is said."""
     if quantization_config is not None:
         refused = check_quantization_config(registry, quantization, quantization_config)
         if refused:
             raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))
-    checkpoint = read_checkpoint(Path(model)) if Path(model).is_absolute() or model.startswith(".") else None
+    folder = Path(model).expanduser()
+    checkpoint = read_checkpoint(folder) if local and folder.is_dir() else None
     checkpoint = checkpoint or unquantized(checkpoint_dtype)
     if checkpoint is None:
         return

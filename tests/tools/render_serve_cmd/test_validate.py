@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +67,9 @@ def test_an_attention_backend_in_extra_args_that_the_tag_lacks_is_refused_with_t
     with pytest.raises(InvalidServeArgsError, match="nearest: FLASH_ATTN"):
         render(ctx, tag="v0.26.0", extra_args=["--attention-backend", "FLASH_ATTN_V9"])
     assert render(ctx, tag="v0.26.0", extra_args=["--attention-backend", "flashinfer"]).argv[-1] == "flashinfer"
+
+
+def test_a_context_that_may_not_read_this_disk_leaves_a_local_folder_unread(ctx: ToolContext) -> None:
+    remote = dataclasses.replace(ctx, local_models=False)
+    result = render(remote, model=str(CHECKPOINTS / "llama-3.1-8b-bf16"), tag="v0.26.0", quantization="awq_marlin")
+    assert result.argv[-1] == "awq_marlin"
