@@ -32,7 +32,8 @@ from vllm_quant_mcp.knowledge.sources.tree import Provenance, SourceTree
 __all__ = ["extract_load_resolution"]
 
 _MODEL_CONFIGS = ("vllm/config/model.py", "vllm/config.py")
-_PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]]+(?:[<>=!~]=?[A-Za-z0-9_.{}]+)?)")
+# A requirement as pip takes it: a name (or a git+https URL) and an optional version bound.
+_PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]+:/@]+(?:[<>=!~]=?[A-Za-z0-9_.{}]+)?)")
 
 
 def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
@@ -110,7 +111,7 @@ def _needs(tree: SourceTree, path: str, config_class: str | None) -> list[Packag
             continue
         requirement = match.group(1).rstrip(".`'\"")
         for name in re.findall(r"\{(\w+)\}", requirement):
-            values = _assigned_strings(source[: match.start()], name)
+            values = _assigned_strings(source[: match.start()], name) or _imported_constant(tree, name)
             requirement = requirement.replace("{" + name + "}", "|".join(values) if values else "{" + name + "}")
         at = source.count("\n", 0, match.start()) + 1
         found.setdefault(requirement, PackageNeed(requirement=requirement, provenance=tree.provenance(path, at)))
@@ -121,6 +122,17 @@ def _assigned_strings(before: str, name: str) -> list[str]:
     """The string literals of the last `name = ...` before a message (`"0.49.2" if is_rocm() else "0.48.1"`)."""
     assignments = re.findall(rf"^\s*{re.escape(name)}\s*=\s*(.+)$", before, re.M)
     return re.findall(r"\"([^\"]+)\"", assignments[-1]) if assignments else []
+
+
+def _imported_constant(tree: SourceTree, name: str) -> list[str]:
+    """A version constant the module imports (`MINIMUM_BITBLAS_VERSION`), read where the quantization layer
+    assigns it; a prefilter keeps the scan to the files that name it."""
+    needle = f"\n{name} = ".encode()
+    for path in tree.glob("vllm/model_executor/layers/quantization/**/*.py"):
+        data = tree.read_bytes(path)
+        if needle in data:
+            return _assigned_strings(data.decode("utf-8", errors="replace"), name)
+    return []
 
 
 def _overrides(tree: SourceTree, modules: Modules) -> tuple[list[str], Provenance | None]:

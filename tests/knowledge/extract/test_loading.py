@@ -129,3 +129,11 @@ def test_attention_config_fields_and_their_literal_values_are_read_at_v0_14_0_an
     assert at_14.choices["flash_attn_version"] == ["2", "3"] and at_26.choices["flash_attn_version"] == ["2", "3", "4"]
     assert "use_cudnn_prefill" in at_14.fields and "use_cudnn_prefill" not in at_26.fields
     assert at_26.backend_fields == ["backend"]
+
+
+def test_a_version_the_message_imports_and_a_git_requirement_are_read_whole() -> None:
+    bitblas = _resolution("0.14.0").path("bitblas")
+    assert bitblas is not None and [n.requirement for n in bitblas.needs] == ["bitblas>=0.1.0"]
+    humming = _resolution("0.20.0").path("humming")
+    assert humming is not None
+    assert [n.requirement for n in humming.needs] == ["git+https://github.com/inclusionAI/humming"]
