@@ -43,7 +43,8 @@ def _kind_names(fields: dict[str, Extractor]) -> tuple[str, ...]:
 
 def _holds_entries(annotation: object) -> bool:
     """A list of entries (what a kind is), as opposed to a plain value a grouping model also carries."""
-    (item,) = get_args(annotation) or (None,)
+    args = get_args(annotation)
+    item = args[0] if len(args) == 1 else None  # `X | None` has two: a plain value, not a list
     return get_origin(annotation) is list and isinstance(item, type) and issubclass(item, Entry)
 
 

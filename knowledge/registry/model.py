@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 from .entry import Entry, Frozen
+from .loading import LoadResolution
 from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
@@ -127,6 +128,7 @@ class Registry(Frozen):
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
     attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
+    load_resolution: Annotated[LoadResolution, Extractor("loading", "extract_load_resolution")] = LoadResolution()
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
@@ -20,6 +21,7 @@ from vllm_quant_mcp.knowledge.registry.matrix import LoadRefusal
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.evaluate import kv_support, load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.loading import read_checkpoint, resolve_load
 
 from .findings import make_finding
 from .models import Finding, SupportEvidence
@@ -28,7 +30,9 @@ from .walk import Walk
 __all__ = ["support_findings"]
 
 
-def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str]) -> list[Finding]:
+def support_findings(
+    command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str], local: bool
+) -> list[Finding]:
     """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given."""
     if command is None:
         return []
@@ -43,7 +47,32 @@ def support_findings(command: ServeCommand | None, walk: Walk, kb: KnowledgeBase
             out += _lost(walk, kv[1], gpu, partial(_kv, kv[0]))
     if method is not None and walk.direction != "same":
         out += _new_refusals(walk, method[0], method[1])
+    if method is not None and command.model is not None and local:
+        out += _checkpoint_refusals(walk, command.model, method[0], method[1])
     return out
+
+
+def _checkpoint_refusals(walk: Walk, model: str, method: str, written: str) -> list[Finding]:
+    """Where the command's model is a checkpoint folder here: what the loader at to_tag does with it and the
+    method (knowledge/support/loading.py). A refusal breaks; nothing is said of a model this machine cannot read."""
+    folder = Path(model).expanduser()
+    checkpoint = read_checkpoint(folder) if folder.is_dir() else None
+    verdict = resolve_load(walk.end, method, checkpoint) if checkpoint is not None else None
+    if verdict is None or verdict.outcome != "refused":
+        return []
+    said = f" vLLM: `{verdict.raised.error}: {verdict.raised.message}`" if verdict.raised is not None else ""
+    where = ", ".join(e.permalink for e in verdict.evidence)
+    return [
+        make_finding(
+            walk,
+            [],
+            subject=f"--quantization {method}",
+            written=written,
+            severity="breaks",
+            problem=f"[source] At {walk.end.tag}, {verdict.subject}: refused ({verdict.why}).{said} ({where})",
+            action="Serve a checkpoint quantized for this method, or an online method on the BF16 weights.",
+        )
+    ]
 
 
 def _method(value: str, registry: Registry, gpu: Gpu) -> Judgement | None:

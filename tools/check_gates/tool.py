@@ -64,7 +64,8 @@ def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeB
     usage = usage_of(command, env, walk)
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
-    findings = command_findings(command, env, walk, kb, crossed) + support_findings(command, walk, kb, gpus)
+    support = support_findings(command, walk, kb, gpus, ctx.local_models)
+    findings = command_findings(command, env, walk, kb, crossed) + support
     hops = [
         hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
         for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)

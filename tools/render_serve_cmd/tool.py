@@ -26,8 +26,10 @@ from .models import EnvUse, FlagUse, OutputFormat, RenderQuery, RenderResult
 from .validate import (
     InvalidServeArgsError,
     Notes,
+    check_attention,
     check_gpu,
     check_kv_on_gpu,
+    check_load,
     check_refusals,
     fp8_redirect,
     lookup_flag,
@@ -126,6 +128,11 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         b.add("--speculative-config", _json("speculative", q.speculative))
     if q.quantization_config is not None:
         _quantization_config(b, q.quantization_config)
+    given = (quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config)
+    check_load(registry, model, *given, notes, ctx.local_models)
+    check_attention(
+        registry, _last(extras, registry, "--attention-backend"), _last(extras, registry, "--attention-config")
+    )
     backends = (("--linear-backend", q.linear_backend, "linear"), ("--moe-backend", q.moe_backend, "moe"))
     for name, value, kind in backends:
         if value is not None:
@@ -190,6 +197,12 @@ def _parse_extras(model: str, extra: list[str], registry: Registry) -> list[Serv
         if flag.json_error:
             raise InvalidServeArgsError(f"extra_args: the value of `{flag.option}` is {flag.json_error}.")
     return list(command.flags)
+
+
+def _last(extras: list[ServeFlag], registry: Registry, flag: str) -> str | None:
+    """The value the last spelling of `flag` in extra_args gives (argparse keeps the last)."""
+    values = [f.value for f in extras if lookup_flag_name(registry, f.option) == flag]
+    return values[-1] if values else None
 
 
 def lookup_flag_name(registry: Registry, written: str) -> str:

@@ -11,8 +11,10 @@ knowledge base, which only ever warns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
@@ -26,13 +28,23 @@ from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact, kv_judgem
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.loading import (
+    LoadVerdict,
+    check_attention_options,
+    check_quantization_config,
+    read_checkpoint,
+    resolve_load,
+    unquantized,
+)
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = [
     "InvalidServeArgsError",
     "Notes",
+    "check_attention",
     "check_gpu",
     "check_kv_on_gpu",
+    "check_load",
     "check_refusals",
     "fp8_redirect",
     "lookup_flag",
@@ -218,3 +230,59 @@ def fp8_redirect(registry: Registry, quantization: str, checkpoint_dtype: str | 
         f"({redirect.message} {where})."
     )
     return target
+
+
+def _quoted(v: LoadVerdict) -> str:
+    """A load verdict as one line: vLLM's own exception and message where it raises, and the deciding line."""
+    said = f" vLLM: `{v.raised.error}: {v.raised.message}`" if v.raised is not None else ""
+    where = ", ".join(e.permalink for e in v.evidence)
+    return f"[{v.basis}] At {v.tag}, {v.subject}: {v.outcome} ({v.why}).{said} ({where})"
+
+
+def check_load(
+    registry: Registry,
+    model: str,
+    quantization: str | None,
+    checkpoint_dtype: str | None,
+    quantization_config: dict[str, object] | None,
+    notes: Notes,
+    local: bool,
+) -> None:
+    """Refuse what the tag's loader refuses for this checkpoint (get_quant_config, _verify_quantization, the
+    --quantization-config validators), quoting vLLM; warn where a run-time check decides. The checkpoint is a
+    local folder's config.json (read only when `local`: the context may read this machine's disk), or
+    `checkpoint_dtype`; with neither, nothing is assumed and nothing is said."""
+    if quantization_config is not None:
+        refused = check_quantization_config(registry, quantization, quantization_config)
+        if refused:
+            raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))
+    folder = Path(model).expanduser()
+    checkpoint = read_checkpoint(folder) if local and folder.is_dir() else None
+    checkpoint = checkpoint or unquantized(checkpoint_dtype)
+    if checkpoint is None:
+        return
+    verdict = resolve_load(registry, quantization, checkpoint, quantization_config)
+    if verdict is None or verdict.outcome in ("loads", "redirected"):
+        return
+    if verdict.outcome == "refused":
+        raise InvalidServeArgsError(
+            f"{_quoted(verdict)} Serve a checkpoint quantized for it, or an online method (fp8_per_tensor, ...)."
+        )
+    notes.warn(_quoted(verdict))
+
+
+def check_attention(registry: Registry, backend: str | None, config: str | None) -> None:
+    """`--attention-backend` / `--attention-config` (from extra_args) checked against the tag's backends and
+    AttentionConfig: vLLM refuses a name outside AttentionBackendEnum or a field it lacks while parsing."""
+    parsed: dict[str, object] | None = None
+    if config is not None:
+        try:
+            value = json.loads(config)
+        except ValueError as exc:
+            raise InvalidServeArgsError(f"--attention-config is not JSON ({exc}); give an object.") from exc
+        if not isinstance(value, dict):
+            raise InvalidServeArgsError('--attention-config must be a JSON object, e.g. \'{"backend": "FLASHINFER"}\'.')
+        parsed = value
+    refused = check_attention_options(registry, backend, parsed)
+    if refused:
+        raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -234,3 +235,11 @@ def test_an_unparseable_command_and_an_unknown_gpu_are_clear_errors(ctx: ToolCon
         check_gates(ctx, "v0.27.1", "v0.32.0", "vllm serve m --speculative-config '{")
     with pytest.raises(UnknownGpuError, match=r"Unknown GPU .h900.*h100"):
         check_gates(ctx, "v0.27.1", "v0.32.0", gpu="h900")
+
+
+def test_a_local_bf16_checkpoint_served_with_awq_marlin_breaks_with_the_loaders_message(ctx: ToolContext) -> None:
+    folder = Path(__file__).parents[2] / "fixtures" / "checkpoints" / "llama-3.1-8b-bf16"
+    result = check_gates(ctx, "v0.25.0", "v0.26.0", f"vllm serve {folder} --quantization awq_marlin")
+    (finding,) = [f for f in result.findings if "Cannot find the config file" in f.problem]
+    assert finding.severity == "breaks" and finding.basis == "source"
+    assert "/blob/v0.26.0/vllm/model_executor/model_loader/weight_utils.py#L372" in finding.problem
