@@ -264,7 +264,7 @@ class Walker:
         if found is None or dispatch is None:
             return None
         owner, function = found
-        params = parameters(function)
+        params = [name for name, _ in parameters(function)]
         positional = [
             a for a in required(call, "arguments").named_children if a.type not in {"keyword_argument", "comment"}
         ]
