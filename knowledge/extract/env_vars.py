@@ -20,7 +20,7 @@ import re
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, maybe_literal_str, text
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import EnvVar
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -42,11 +42,11 @@ def extract_env_vars(tree: SourceTree) -> Extracted[list[EnvVar]]:
     hints: dict[str, tree_sitter.Node] = {}
     getters: dict[str, list[_Getter]] = {}
     for captures in matches("env_vars", tree.parse(PATH).root_node):
-        if "var.name" in captures and (name := _string(captures["var.name"][0])) is not None:
+        if "var.name" in captures and (name := maybe_literal_str(captures["var.name"][0])) is not None:
             keys.append((name, captures["var.name"][0], captures["var.value"][0]))
         elif "hint.name" in captures:
             hints.setdefault(text(captures["hint.name"][0]), captures["hint.value"][0])
-        elif "getter.name" in captures and (name := _string(captures["getter.name"][0])) is not None:
+        elif "getter.name" in captures and (name := maybe_literal_str(captures["getter.name"][0])) is not None:
             default_node = captures["getter.default"][0] if "getter.default" in captures else None
             getters.setdefault(name, []).append((captures["getter.name"][0], default_node))
     if not keys:
@@ -118,11 +118,3 @@ def _default(node: tree_sitter.Node) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else text(node)
-
-
-def _string(node: tree_sitter.Node) -> str | None:
-    try:
-        value = literal(node)
-    except NotLiteral:
-        return None
-    return value if isinstance(value, str) else None

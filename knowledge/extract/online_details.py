@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-import tree_sitter
-
 from vllm_quant_mcp.knowledge.extract.engine import Modules
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, maybe_literal_str, message, text
 from vllm_quant_mcp.knowledge.registry.matrix import OnlineRefusal
 from vllm_quant_mcp.knowledge.registry.model import OnlineQuantEntry
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -49,7 +47,7 @@ def _shorthand_keys(tree: SourceTree) -> tuple[dict[str, dict[Layer, str]], int 
         if "online" in captures:
             online_at = online_at or line(captures["online"][0])
         if "detail.shorthand" in captures:
-            name, layer = _string(captures["detail.shorthand"][0]), text(captures["detail.layer"][0])
+            name, layer = maybe_literal_str(captures["detail.shorthand"][0]), text(captures["detail.layer"][0])
             if name is not None and layer in ("linear", "moe"):
                 keys.setdefault(name, {})[layer] = text(captures["detail.key"][0])  # type: ignore[index]
     return keys, online_at
@@ -86,11 +84,3 @@ def _refusals(tree: SourceTree) -> dict[tuple[Layer, str], list[OnlineRefusal]]:
 def _family(condition: str) -> int | None:
     match = _FAMILY.search(condition)
     return int(match.group(1)) if match and condition.lstrip().startswith("not ") else None
-
-
-def _string(node: tree_sitter.Node) -> str | None:
-    try:
-        value = literal(node)
-    except NotLiteral:
-        return None
-    return value if isinstance(value, str) else None

@@ -20,7 +20,7 @@ import re
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, maybe_literal_str, message, text
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.matrix import Check, LoadRefusal
@@ -166,7 +166,8 @@ def _redirects(tree: SourceTree) -> dict[str, LoadRefusal]:
     for captures in matches("refusals", tree.parse(LOADER).root_node):
         if "redirect.method" not in captures:
             continue
-        method, target = _string(captures["redirect.method"][0]), _string(captures["redirect.target"][0])
+        method = maybe_literal_str(captures["redirect.method"][0])
+        target = maybe_literal_str(captures["redirect.target"][0])
         if method is None or target is None or method in found:
             continue
         warning = next((message(n) for n in captures.get("redirect.warning", [])), "")
@@ -180,11 +181,3 @@ def _redirects(tree: SourceTree) -> dict[str, LoadRefusal]:
             redirect_to=target,
         )
     return found
-
-
-def _string(node: tree_sitter.Node) -> str | None:
-    try:
-        value = literal(node)
-    except NotLiteral:
-        return None
-    return value if isinstance(value, str) else None

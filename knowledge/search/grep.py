@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import regex
 
 from vllm_quant_mcp.knowledge.echo import clip
-from vllm_quant_mcp.knowledge.errors import InternalError, InvalidInputError
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.sources.pack import Pack
 
 from .index import SearchIndex
@@ -109,8 +109,9 @@ def search(
     return Found(_hits(index.pack, ends, keep), len(ends), len(files))
 
 
-class _Partial(InternalError):
-    """Private: time ran out after `keep` lines were found; search() answers with those, the count a lower bound."""
+class _Partial(Exception):
+    """Control flow, not an error: time ran out after `keep` lines were found; search() answers with those,
+    the count a lower bound."""
 
     def __init__(self, ends: list[int]) -> None:
         self.ends = ends

@@ -20,7 +20,6 @@ from typing import Any, cast
 
 import re2
 
-from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.sources.pack import Pack
 
 from .translate import Translated
@@ -35,8 +34,9 @@ Ranges = list[tuple[int, int]]
 _LINE = "[^\\n]*\\n"
 
 
-class EngineRefused(InternalError):
-    """Neither engine compiles the pattern (too large for their memory limits): the caller runs `regex`."""
+class EngineRefused(Exception):
+    """Control flow, not an error: neither engine compiles the pattern (too large for their memory limits), so
+    the search runs `regex` (grep.py catches it; it never leaves the search package)."""
 
 
 class Engine:

@@ -7,12 +7,12 @@ inside module-level `if`/`try`/`with` blocks (`if TYPE_CHECKING:` aliases).
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 from .index import SearchIndex
@@ -100,14 +100,13 @@ def defined_names(index: SearchIndex, path_glob: str) -> tuple[str, ...]:
 
 
 def nearest_names(name: str, names: tuple[str, ...], count: int = 8) -> list[str]:
-    """difflib's close matches (ratio >= 0.6) of `name`, looked for only among names sharing a trigram with it,
-    so a miss costs milliseconds instead of a SequenceMatcher per defined name (50k of them in a release)."""
+    """`names.nearest` of `name`, looked for only among names sharing a trigram with it, so a miss costs
+    milliseconds instead of a SequenceMatcher per defined name (50k of them in a release)."""
     grams = _trigrams(name.lower())
     if not grams:
-        return difflib.get_close_matches(name, names, n=count, cutoff=0.6)
+        return nearest(name, names, limit=count)
     by_gram = _by_trigram(names)
-    pool = sorted({i for g in grams for i in by_gram.get(g, ())})
-    return difflib.get_close_matches(name, [names[i] for i in pool], n=count, cutoff=0.6)
+    return nearest(name, (names[i] for i in {i for g in grams for i in by_gram.get(g, ())}), limit=count)
 
 
 @lru_cache(maxsize=2)

@@ -28,8 +28,6 @@ from re import _constants as sre  # type: ignore[attr-defined]  # private, untyp
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-from vllm_quant_mcp.knowledge.errors import InternalError
-
 __all__ = ["Translated", "Untranslatable", "translate"]
 
 MAX_COUNT = 1000
@@ -57,8 +55,9 @@ _FOLDS_TO_ASCII = {"i": "\\x{130}", "s": "\\x{17f}", "k": "\\x{212a}"}
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 
 
-class Untranslatable(InternalError):
-    """A pattern only the `regex` module can run (a private signal of the search, never raised to a caller)."""
+class Untranslatable(Exception):
+    """Control flow, not an error: a pattern only the `regex` module can run (grep.py catches it; it never leaves
+    the search package)."""
 
 
 @dataclass(frozen=True, slots=True)

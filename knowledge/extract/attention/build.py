@@ -22,11 +22,9 @@ does read the input makes the raise conditional, citing that condition's line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.extract.engine import (
     CAPABILITY,
     INPUT,
@@ -39,7 +37,8 @@ from vllm_quant_mcp.knowledge.extract.engine import (
     Unknown,
     class_ref,
 )
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, text
+from vllm_quant_mcp.knowledge.extract.engine.branches import State
+from vllm_quant_mcp.knowledge.extract.engine.syntax import definition, line, message, text
 from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
 
 __all__ = ["Constructors"]
@@ -69,8 +68,8 @@ _Under = tuple[set[str], bool]  # the names a statement assigns, and whether a r
 _Scanned = tuple[frozenset[str], list[tuple[set[str], set[str], bool]]]
 
 
-class _Stop(InternalError):
-    """Control flow: the statement budget ran out (never leaves this module)."""
+class _Stop(Exception):
+    """Control flow, not an error: the statement budget ran out (caught in this module, never leaves it)."""
 
 
 class Constructors:
@@ -240,8 +239,7 @@ def _self_calls(node: tree_sitter.Node) -> set[str]:
 
 
 def _function_body(node: tree_sitter.Node) -> list[tree_sitter.Node]:
-    definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
-    body = definition.child_by_field_name("body") if definition is not None else None
+    body = definition(node).child_by_field_name("body")
     return list(body.named_children) if body is not None else []
 
 
@@ -313,17 +311,6 @@ class _Walk:
             return True
         return any(self._holds_needed(child) for child in node.named_children if child.type not in _UNREAD)
 
-    def _taint(self, at: Entered, before: tuple[dict[str, Any], dict[str, Any]], marks: frozenset[str]) -> None:
-        """What a branch set depends on what chose the branch: `if gpu_ok: self.x = True` makes x read the GPU."""
-        if not marks:
-            return
-        for name, value in at.scope.locals.items():
-            if before[0].get(name, _ABSENT) is not value:
-                at.scope.marks[name] = at.scope.marks.get(name, frozenset()) | marks
-        for name, value in self.this.attrs.items():
-            if before[1].get(name, _ABSENT) is not value:
-                self.this.marks[name] = self.this.marks.get(name, frozenset()) | marks
-
     def _asked(self, marks: frozenset[str]) -> None:
         self.asked |= marks
 
@@ -352,8 +339,8 @@ class _Walk:
             clauses.append((alternative.child_by_field_name("condition"), body))
         if clauses[-1][0] is not None:
             clauses.append((None, None))  # no else: falling past every clause
-        before = self._state(at)
-        after: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        before = State.of(at.scope, self.this)
+        after: list[State] = []
         earlier: list[_Guard] = []  # the else sides of earlier clauses: held, or left open
         for condition, body in clauses:
             path = [*guards, *earlier]
@@ -365,18 +352,18 @@ class _Walk:
                     earlier.append(_Guard(True, marks, condition, at.scope.path, negated=True))
                     continue
                 path += atoms
-            self._restore(at, before)
+            before.restore(at.scope, self.this)
             statements = list(body.named_children) if body is not None else []
             if self.block(at, statements, path, depth):
-                self._taint(at, before, frozenset().union(*(g.marks for g in path[len(guards) :])))
-                after.append(self._state(at))
+                before.taint(at.scope, self.this, frozenset().union(*(g.marks for g in path[len(guards) :])))
+                after.append(State.of(at.scope, self.this))
             if truth is True:
                 break
             if condition is not None:
                 earlier.append(_Guard(truth, marks, condition, at.scope.path, negated=True))
         if not after:
             return False
-        self._merge(at, after)
+        State.join(at.scope, self.this, after)
         return True
 
     def _condition(self, at: Entered, condition: tree_sitter.Node) -> tuple[bool | Unknown, list[_Guard]]:
@@ -406,7 +393,7 @@ class _Walk:
         opened = Unknown(())
         if target is not None and target.type == "identifier":
             at.scope.locals[text(target)] = opened
-        before = self._state(at)
+        before = State.of(at.scope, self.this)
         body = stmt.child_by_field_name("body")
         self.block(
             at,
@@ -414,9 +401,9 @@ class _Walk:
             [*guards, _Guard(opened, marks, stmt, at.scope.path)],
             depth,
         )
-        ran = self._state(at)
-        self._restore(at, before)
-        self._merge(at, [before, ran])
+        ran = State.of(at.scope, self.this)
+        before.restore(at.scope, self.this)
+        State.join(at.scope, self.this, [before, ran])
 
     def _call_on_self(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
         """`self.check(...)` or `super().__init__(...)` from the constructor: walked one level deep."""
@@ -463,41 +450,8 @@ class _Walk:
         why = f"{where} (line {line(stmt)}) if {condition} holds at run time"
         self.found.append(BuildRaise(verdict="conditional", why=why, path=guard.path, line=line(guard.node)))
 
-    # -- the state a branch changes: the walked function's locals and self's attributes --------------------
 
-    def _state(self, at: Entered) -> tuple[dict[str, Any], dict[str, Any]]:
-        return dict(at.scope.locals), dict(self.this.attrs)
-
-    def _restore(self, at: Entered, state: tuple[dict[str, Any], dict[str, Any]]) -> None:
-        at.scope.locals.clear()
-        at.scope.locals.update(state[0])
-        self.this.attrs.clear()
-        self.this.attrs.update(state[1])
-
-    def _merge(self, at: Entered, states: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
-        """After branches: a name every branch left the same keeps its value; one they disagree on is unknown."""
-        for target, index in ((at.scope.locals, 0), (self.this.attrs, 1)):
-            names = {n for state in states for n in state[index]}
-            target.clear()
-            for name in names:
-                values = [state[index].get(name, _ABSENT) for state in states]
-                same = all(_same(values[0], v) for v in values[1:])
-                target[name] = values[0] if same and values[0] is not _ABSENT else Unknown(())
-
-
-_ABSENT = object()
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement"})
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, Unknown | Obj) or isinstance(b, Unknown | Obj):
-        return False
-    try:
-        return bool(a == b) and type(a) is type(b)
-    except Exception:  # comparing arbitrary values must not stop the walk
-        return False
 
 
 def _conjuncts(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -519,17 +473,4 @@ def _message(stmt: tree_sitter.Node) -> str:
     function, arguments = raised.child_by_field_name("function"), raised.child_by_field_name("arguments")
     kind = text(function) if function is not None else "an exception"
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-    if first is None:
-        return kind
-    parts = first.named_children if first.type == "concatenated_string" else [first]
-    return f"{kind}: {' '.join(''.join(_said(p) for p in parts).split())[:160]}"
-
-
-def _said(node: tree_sitter.Node) -> str:
-    """A string's value; an f-string's text, braces and all, which says as much to a reader."""
-    try:
-        return str(literal(node))
-    except NotLiteral:
-        raw = text(node).lstrip("rbfuRBFU")
-        quote = next((q for q in ('"""', "'''", '"', "'") if raw.startswith(q) and raw.endswith(q)), "")
-        return raw[len(quote) : len(raw) - len(quote)] if quote else raw
+    return kind if first is None else f"{kind}: {message(first)[:160]}"

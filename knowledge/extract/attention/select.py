@@ -7,7 +7,7 @@ sparse match, compute capability, and the backend's own `supports_combination`),
 answered by interpreting that backend's classmethod. A backend that might pass (a check
 left to run time) before the first one that surely passes makes the outcome conditional.
 Then, as vLLM builds the selected backend's metadata builder and impl, their constructors'
-raises that the input reaches (attention_build.py) turn the outcome to no or conditional.
+raises that the input reaches (build.py) turn the outcome to no or conditional.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ class Selector:
         )
 
     def construction(self, name: str, mode: Mode, kv: str, cap: Cap) -> list[BuildRaise]:
-        """The raises the selected backend's builder and impl constructors reach for `kv` (attention_build.py).
+        """The raises the selected backend's builder and impl constructors reach for `kv` (build.py).
 
         Kept per backend and head size, and per KV dtype and GPU only where a condition on the way read them.
         On CUDA the first walk leaves the GPU open: where it answers every GPU at once (FlashInfer's decode kernel

@@ -5,7 +5,7 @@ subparser to `make_arg_parser`, which adds the frontend flags (--host, --port...
 `AsyncEngineArgs.add_cli_args`. Releases before `vllm serve` existed (0.4.x-0.5.4) get the
 flags of the OpenAI API server, the same parser under `python -m`. Old releases write
 `add_argument('--flag', choices=[...])` by hand; newer ones derive kwargs from config
-dataclasses with `get_kwargs`; cli_flags_walk.py follows both.
+dataclasses with `get_kwargs`; walk.py follows both.
 
 `choices` lists what argparse enforces as a closed literal set. A `Literal[...] | str`
 field (e.g. --quantization from 0.10.1) accepts any string, and `choices=[*NAMES]` is

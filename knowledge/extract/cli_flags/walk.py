@@ -6,7 +6,7 @@ vLLM does not list its flags anywhere: they are the `add_argument` calls reached
 edits made to those kwargs dicts before use (`kw["choices"].remove(...)`, `kw["flags"]`).
 The walk follows exactly those shapes, takes every branch of an `if` (a flag defined
 under a condition still exists), and records anything it cannot read as a warning
-rather than guessing. cli_flags_keywords.py turns each add_argument it reaches into a Flag.
+rather than guessing. keywords.py turns each add_argument it reaches into a Flag.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ class Walker:
         if found is None or dispatch is None:
             return None
         owner, function = found
-        params = parameters(function)
+        params = [name for name, _ in parameters(function)]
         positional = [
             a for a in required(call, "arguments").named_children if a.type not in {"keyword_argument", "comment"}
         ]

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, matches, module_assignments, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    definition,
+    literal,
+    matches,
+    module_assignments,
+    text,
+)
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 __all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]
@@ -188,9 +195,9 @@ class Modules:
     def _find_method(self, cls: ClassRef, name: str, depth: int) -> tuple[ClassRef, tree_sitter.Node] | None:
         body = cls.node.child_by_field_name("body")
         for child in body.named_children if body is not None else []:
-            definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
-            if definition is not None and definition.type == "function_definition":
-                fn_name = definition.child_by_field_name("name")
+            function = definition(child)
+            if function.type == "function_definition":
+                fn_name = function.child_by_field_name("name")
                 if fn_name is not None and text(fn_name) == name:
                     return cls, child
         if depth > 0:

@@ -81,7 +81,8 @@ def _plain_string(node: tree_sitter.Node) -> str | None:
     return body.decode("utf-8", errors="replace")
 
 
-_QUOTED = re.compile(r"""^[rRbBuUfF]*('''|\"\"\"|'|")(?P<body>.*)('''|\"\"\"|'|")$""", re.DOTALL)
+# The closing quote is the opening one: `f"""a"""` reads `a`, not `a""` (a greedy body would end at the last `"`).
+_QUOTED = re.compile(r"""^[rRbBuUfF]*(?P<quote>'''|\"\"\"|'|")(?P<body>.*)(?P=quote)$""", re.DOTALL)
 
 
 def message(node: tree_sitter.Node) -> str:
@@ -169,18 +170,21 @@ def is_static(function: tree_sitter.Node) -> bool:
     )
 
 
-def parameters(function: tree_sitter.Node) -> list[str]:
-    """Parameter names in order (self/cls included), typed or defaulted ones too."""
+def parameters(function: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node | None]]:
+    """Each parameter a caller binds by position or name, in order (self/cls included), with its default's node.
+
+    `*args` and `**kwargs` are left out, typed or not: no caller binds them by name.
+    """
     params = definition(function).child_by_field_name("parameters")
-    names: list[str] = []
+    found: list[tuple[str, tree_sitter.Node | None]] = []
     for param in params.named_children if params is not None else []:
         if param.type == "identifier":
-            names.append(text(param))
+            found.append((text(param), None))
         elif param.type in {"typed_parameter", "default_parameter", "typed_default_parameter"}:
             name = param.child_by_field_name("name") or (param.named_children[0] if param.named_children else None)
             if name is not None and name.type == "identifier":
-                names.append(text(name))
-    return names
+                found.append((text(name), param.child_by_field_name("value")))
+    return found
 
 
 def string_key(subscript: tree_sitter.Node) -> str | None:
