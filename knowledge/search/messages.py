@@ -153,8 +153,9 @@ def nearest_sites(sites: list[MessageSite], pasted: list[Said], limit: int) -> l
                 continue
             ratio = difflib.SequenceMatcher(None, said.message.lower(), base_message(site.name).lower()).ratio()
             score = round(max(ratio, overlap * 0.9), 2)
-            if score > scored.get(site.name, (site, 0.0))[1]:
-                scored[site.name] = (site, score)
+            said_as = base_message(site.name)  # a second site saying the same is no second candidate
+            if score > scored.get(said_as, (site, 0.0))[1]:
+                scored[said_as] = (site, score)
     return sorted(scored.values(), key=lambda s: -s[1])[:limit]
 
 

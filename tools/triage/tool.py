@@ -70,7 +70,7 @@ def triage(ctx: ToolContext, query: TriageQuery) -> TriageResult:
     nearest: list[NearMessage] = []
     if not sites and not elsewhere:
         nearest = [
-            NearMessage(message=site.name, similarity=score, provenance=site.provenance)
+            NearMessage(message=base_message(site.name), similarity=score, provenance=site.provenance)
             for site, score in nearest_sites(registry.message_sites, pasted, query.limit)
         ]
         notes.append(
@@ -194,7 +194,7 @@ def _site(hit: Hit, tag: str, gpus: list[Gpu], command: ServeCommand | None, his
         kind=site.kind,
         raises=site.raises,
         match=hit.match,
-        filled=dict(hit.filled) | ({"(unfilled)": hit.said.unfilled} if hit.said.unfilled else {}),
+        filled=_filled(hit),
         tag=tag,
         provenance=site.provenance,
         function=site.function,
@@ -209,6 +209,12 @@ def _site(hit: Hit, tag: str, gpus: list[Gpu], command: ServeCommand | None, his
         reworded_as=reworded,
         moved=moved,
     )
+
+
+def _filled(hit: Hit) -> dict[str, str]:
+    """What vLLM put in each placeholder; one it left as written (the tuple case) is shown by its arguments."""
+    filled = {holder: value for holder, value in hit.filled if value != holder}
+    return filled | ({"(unfilled)": hit.said.unfilled} if hit.said.unfilled else {})
 
 
 def _cap(gpu: Gpu) -> str | None:

@@ -30,7 +30,7 @@ def test_v0_25_0_deprecation_tuple_finds_the_raise_its_guard_the_flag_that_trips
     result = ask(ctx, DEPRECATED, tag="v0.25.0", command="vllm serve facebook/opt-125m --quantization fbgemm_fp8")
     top = result.sites[0]
     assert (top.kind, top.match, top.provenance.path) == ("raise", "exact", "vllm/config/model.py")
-    assert top.filled["(unfilled)"] == "'fbgemm_fp8'"
+    assert top.filled == {"(unfilled)": "'fbgemm_fp8'"}
     assert top.guards[0] == "not (self.allow_deprecated_quantization)"
     assert top.triggered_by == ["--quantization fbgemm_fp8"]
     assert "the message says: To bypass, set `--allow-deprecated-quantization`." in top.avoid
