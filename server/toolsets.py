@@ -17,7 +17,7 @@ __all__ = ["TOOLSETS", "all_specs", "mcp_specs"]
 TOOLSETS: dict[str, tuple[str, ...]] = {
     "registry": ("list_tags", "get_registry", "diff_tags"),
     "source": ("grep_vllm_source", "read_vllm_source", "find_symbol"),
-    "upgrade": ("check_gates", "lookup_issue", "search_issues"),
+    "upgrade": ("check_gates", "triage", "lookup_issue", "search_issues"),
     "deploy": ("pick_format", "render_serve_cmd", "audit_deployment"),
     "knowledge": ("verify_knowledge",),
 }

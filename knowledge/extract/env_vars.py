@@ -20,7 +20,15 @@ import re
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, maybe_literal_str, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    line,
+    literal,
+    matches,
+    maybe_literal_str,
+    message,
+    text,
+)
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import EnvVar
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -72,11 +80,34 @@ def extract_env_vars(tree: SourceTree) -> Extracted[list[EnvVar]]:
             default = _getter_default(getter)
         else:
             default = _default(hints[name]) if name in hints else None
-        entries.append(EnvVar(name=name, default=default, provenance=tree.provenance(PATH, line(key))))
+        removed_in, says, said_at = _deprecation(value)
+        entries.append(
+            EnvVar(
+                name=name,
+                default=default,
+                provenance=tree.provenance(PATH, line(key)),
+                removed_in=removed_in,
+                deprecation=says,
+                deprecation_provenance=tree.provenance(PATH, said_at) if said_at else None,
+            )
+        )
     note = None
     if skipped:
         note = f"{len(skipped)} names without the {PREFIX} prefix skipped: {', '.join(skipped)}"
     return Extracted(entries, note=note, warnings=warnings)
+
+
+def _deprecation(value: tree_sitter.Node) -> tuple[str | None, str | None, int | None]:
+    """`deprecated_env("VLLM_X", "v0.23", "Use --moe-backend ...", getter)`: (removed in, the message, its line)."""
+    function = value.child_by_field_name("function") if value.type == "call" else None
+    arguments = value.child_by_field_name("arguments") if value.type == "call" else None
+    if function is None or arguments is None or text(function) != "deprecated_env":
+        return None, None, None
+    args = arguments.named_children
+    removed = maybe_literal_str(args[1]) if len(args) > 1 else None
+    if len(args) > 2 and args[2].type in {"string", "concatenated_string"}:
+        return removed, message(args[2]), line(args[2])
+    return removed, None, None
 
 
 def _unset_branch(name: str, value: tree_sitter.Node) -> tree_sitter.Node | None:

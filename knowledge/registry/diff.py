@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .kinds import KIND_NAMES, entries_of
 from .model import Entry, Provenance, Registry
@@ -27,6 +27,9 @@ __all__ = [
 class DiffEntry(BaseModel):
     name: str
     provenance: Provenance
+    replaced_by: str | None = Field(
+        default=None, description="Removed: the way the release before names, in its own deprecation message."
+    )
 
 
 class FieldChange(BaseModel):
@@ -87,9 +90,18 @@ def diff_kind(old: list[Entry], new: list[Entry], kind: str) -> KindDiff:
     return KindDiff(
         kind=kind,
         added=[DiffEntry(name=e.name, provenance=e.provenance) for e in new if e.name not in before],
-        removed=[DiffEntry(name=e.name, provenance=e.provenance) for e in old if e.name not in after],
+        removed=[_removed(e) for e in old if e.name not in after],
         changed=sorted(changed, key=lambda c: c.name),
     )
+
+
+def _removed(entry: Entry) -> DiffEntry:
+    """A removed entry, with the replacement its last release named where it did (cited at that message's line)."""
+    said = getattr(entry, "deprecation", None)
+    where = getattr(entry, "deprecation_provenance", None)
+    if isinstance(said, str) and isinstance(where, Provenance):
+        return DiffEntry(name=entry.name, provenance=where, replaced_by=said)
+    return DiffEntry(name=entry.name, provenance=entry.provenance)
 
 
 def diff_registries(old: Registry, new: Registry, kinds: list[str] | None = None) -> RegistryDiff:

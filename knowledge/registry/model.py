@@ -33,6 +33,8 @@ __all__ = [
     "EnvVar",
     "Extractor",
     "KvCacheDtype",
+    "MessageSite",
+    "MessageStyle",
     "OnlineQuantEntry",
     "PlatformQuantization",
     "Provenance",
@@ -100,12 +102,37 @@ class CliFlag(Entry):
 
 class EnvVar(Entry):
     default: str | None = Field(default=None, description="The literal default as written in vllm/envs.py.")
+    removed_in: str | None = Field(default=None, description="deprecated_env: the release vLLM says removes it.")
+    deprecation: str | None = Field(
+        default=None, description="deprecated_env: vLLM's own message, naming the replacement where it does."
+    )
+    deprecation_provenance: Provenance | None = Field(default=None, description="The line of that message.")
 
 
 class PlatformQuantization(Entry):
     """`name` is the platform class (CudaPlatform, RocmPlatform...)."""
 
     methods: list[str]
+
+
+MessageStyle = Literal["plain", "f-string", "percent", "format", "unfilled"]
+
+
+class MessageSite(Entry):
+    """A `raise` or log call; `name` is its message as the source writes it (a second site saying the same adds #2)."""
+
+    kind: Literal["raise", "log"]
+    raises: str = Field(description="The exception class raised, or the log level.")
+    style: MessageStyle = Field(
+        description="How the placeholders are filled: unfilled is `ValueError('... %s', x)`, printed as a tuple."
+    )
+    function: str | None = Field(description="Class.method (or function) holding the site.")
+    guards: list[str] = Field(description="The enclosing conditions that must hold, innermost first, as written.")
+    guard_line: int | None = Field(description="Line of the innermost condition.")
+    raised_on: list[str] | None = Field(
+        description="GPUs (capability) on which every GPU condition holds; None when no condition reduces on a GPU."
+    )
+    spared_on: list[str] = Field(description="GPUs on which a GPU condition fails, so the site is not reached.")
 
 
 # Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
@@ -129,6 +156,7 @@ class Registry(Frozen):
     attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
     load_resolution: Annotated[LoadResolution, Extractor("loading", "extract_load_resolution")] = LoadResolution()
+    message_sites: Annotated[list[MessageSite], Extractor("messages", "extract_message_sites")] = []
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

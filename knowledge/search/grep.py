@@ -25,6 +25,7 @@ import regex
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.sources.pack import Pack
+from vllm_quant_mcp.knowledge.sources.tree import MAX_LINE_CHARS
 
 from .index import SearchIndex
 from .scan import EngineRefused, Ranges, line_ends
@@ -49,6 +50,7 @@ class LineHit:
     line: int  # 1-based
     start: int  # offset of the line's first byte in the pack
     end: int  # offset of its newline
+    span: tuple[int, int] | None = None  # where the match sits in a long line's text, so it can be clipped around
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +108,31 @@ def search(
             "engine, which runs patterns RE2 cannot: lookarounds, back-references, fuzzy matching). Simplify the "
             "pattern, anchor it on a literal, narrow with path_glob, or pass fixed_string=true."
         ) from exc
-    return Found(_hits(index.pack, ends, keep), len(ends), len(files))
+    return Found(_spans(index.pack, _hits(index.pack, ends, keep), compiled), len(ends), len(files))
+
+
+LONG_LINE = MAX_LINE_CHARS  # bytes (at least as many characters): such a line is shown around its match
+
+
+SPAN_BUDGET = 2.0  # seconds, for every long line of one answer: past it, lines are shown from their start
+
+
+def _spans(pack: Pack, hits: list[LineHit], compiled: regex.Pattern[str]) -> list[LineHit]:
+    """Long lines (minified or vendored assets) get where their match is; a line too slow to re-search gets none."""
+    spanned = []
+    deadline = time.monotonic() + SPAN_BUDGET
+    for hit in hits:
+        left = deadline - time.monotonic()
+        if hit.end - hit.start > LONG_LINE and left > 0:
+            text = pack.blob[hit.start : hit.end].decode("utf-8", "replace")
+            try:
+                found = compiled.search(text, timeout=min(CALL_LIMIT, left))
+            except TimeoutError:
+                found = None
+            if found is not None:
+                hit = LineHit(hit.file_id, hit.line, hit.start, hit.end, found.span())
+        spanned.append(hit)
+    return spanned
 
 
 class _Partial(Exception):

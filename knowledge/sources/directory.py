@@ -2,8 +2,11 @@
 
 The installed package is located through importlib.metadata, which reads the
 dist-info and never imports vllm (find_spec would import a parent package's
-__init__ for dotted names and can run import hooks). Only `vllm/` is copied, and
-only regular files, so the stored tree holds no links to follow out of it.
+__init__ for dotted names and can run import hooks). A checkout or unpacked sdist is copied whole
+(its csrc/, requirements/, docs/, tests/ and CMakeLists.txt are the release as much as vllm/ is, and the
+package index's sdist is kept whole too: a tag holds the same files whichever source refreshed it), minus
+version control and caches; the installed package is only `vllm/`, beside which site-packages holds
+everything else. Only regular files are copied, so the stored tree holds no links to follow out of it.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ def declared_version(root: Path) -> str | None:
 class DirectorySource:
     kind = "dir"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, whole: bool = True) -> None:
+        self.whole = whole  # False for the installed package: its folder is site-packages
         if str(root).startswith("-"):
             raise UnsafeInputError(f"Directory {clip(str(root))} starts with '-'; write it as ./{root}.")
         self.root = root.expanduser().resolve()
@@ -70,7 +74,10 @@ class DirectorySource:
             raise NotAVllmTreeError(
                 f"{self.root} declares vLLM {version}, not {tag}; pass the matching --tag or another directory."
             )
-        shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
+        if self.whole:
+            shutil.copytree(self.root, dest, symlinks=True, ignore=_links_and_caches, dirs_exist_ok=True)
+        else:
+            shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
         return SourceInfo(kind="dir", origin=str(self.root))
 
 
@@ -82,6 +89,10 @@ def _same_release(version: str, tag: str) -> bool | None:
         return None
 
 
+# Not the release: version control, byte code, environments and tool caches a working copy collects.
+_NOT_SOURCE = frozenset({".git", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
 def _links_and_caches(folder: str, names: list[str]) -> list[str]:
     base = Path(folder)
-    return [n for n in names if n == "__pycache__" or (base / n).is_symlink()]
+    return [n for n in names if n in _NOT_SOURCE or (base / n).is_symlink()]

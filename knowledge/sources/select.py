@@ -34,5 +34,5 @@ def make_source(spec: str, cache_dir: Path, remote: str | None = None, index_url
     if spec == "wheel":
         return WheelSource(index_url)
     if spec == "installed":
-        return DirectorySource(installed_vllm()[0])
+        return DirectorySource(installed_vllm()[0], whole=False)
     return DirectorySource(Path(spec))

@@ -127,8 +127,21 @@ class SourceTree:
         return Provenance(path=relpath, line=line, permalink=self.permalink(relpath, line))
 
 
-def clip_line(line: str) -> str:
-    """A line as tools show it: minified assets run to megabytes on one line, which no agent should be sent."""
+def clip_line(line: str, around: tuple[int, int] | None = None) -> str:
+    """A line as tools show it: minified assets run to megabytes on one line, which no agent should be sent.
+
+    `around` is where a match sits in the line: the window kept is centred on it, so a hit far into a
+    vendored bundle shows the match, and says how much was cut on each side.
+    """
     if len(line) <= MAX_LINE_CHARS:
         return line
-    return f"{line[:MAX_LINE_CHARS]}… [line continues for {len(line) - MAX_LINE_CHARS} more characters]"
+    if around is None or around[1] <= MAX_LINE_CHARS:
+        return f"{line[:MAX_LINE_CHARS]}… [line continues for {len(line) - MAX_LINE_CHARS} more characters]"
+    start, end = around
+    room = max(0, MAX_LINE_CHARS - (end - start)) // 2
+    begin = max(0, start - room)
+    stop = min(len(line), max(end, begin + MAX_LINE_CHARS))
+    if stop - begin > MAX_LINE_CHARS:  # a match longer than the window: its start is shown
+        stop = begin + MAX_LINE_CHARS
+    cut_after = f"… [{len(line) - stop} more characters]" if stop < len(line) else ""
+    return f"[clipped: {begin} characters before, match at {start}] …{line[begin:stop]}{cut_after}"

@@ -124,7 +124,7 @@ def _kind_rows(kind: KindDiff) -> Iterable[tuple[str, str, str]]:
     for e in kind.added:
         yield "+", e.name, f"{e.provenance.path}:{e.provenance.line}"
     for e in kind.removed:
-        yield "-", e.name, ""
+        yield "-", e.name, f"{e.replaced_by} ({e.provenance.path}:{e.provenance.line})" if e.replaced_by else ""
     for c in kind.changed:
         for field, change in c.changes.items():
             items = _listed(change)

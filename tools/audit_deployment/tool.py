@@ -17,6 +17,7 @@ from vllm_quant_mcp.knowledge.deploy.files import FileKind, find_invocations
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, parse_serve_command
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.registry.across import NameKind, release_spans, tags_having
+from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
 from vllm_quant_mcp.tools.check_gates.tool import gates_report
 from vllm_quant_mcp.tools.context import ToolContext
@@ -173,6 +174,13 @@ def _where_else(ctx: ToolContext, finding: Finding, elsewhere: dict[tuple[NameKi
     update: dict[str, object] = {
         "problem": f"{finding.problem} It exists at {spans}: the file was written for another release."
     }
+    if key is not None and key[0] == "env_vars":
+        last = max(tags, key=tag_key)
+        var = next((e for e in ctx.registry(last).env_vars if e.name == key[1]), None)
+        if var is not None and var.deprecation and var.deprecation_provenance:
+            where = var.deprecation_provenance
+            update["action"] = f"Unset {key[1]}; {last}'s deprecation names the way: {var.deprecation}"
+            update["problem"] = f"{update['problem']} ({where.path}:{where.line} at {last})"
     if finding.severity == "info":
         update["severity"] = "changes"
     return finding.model_copy(update=update)

@@ -132,7 +132,22 @@ def env_findings(walk: Walk, gates: list[VersionGate], name: str) -> list[Findin
     current = lookup(walk.end)
     if current is not None:
         here = [evidence(to, "env_vars", name, current.provenance)]
-        return [gate_finding(walk, g, name, name, here) for g in named]
+        found_here = [gate_finding(walk, g, name, name, here) for g in named]
+        if current.deprecation and current.deprecation_provenance and not named:
+            said = [evidence(to, "env_vars", name, current.deprecation_provenance)]
+            found_here.append(
+                make_finding(
+                    walk,
+                    [],
+                    subject=name,
+                    written=name,
+                    severity="deprecated",
+                    problem=f"{name} is deprecated at {to} (removed in {current.removed_in or 'a later release'}).",
+                    action=f"vLLM's deprecation at {to} says: {current.deprecation}",
+                    where=[*here, *said],
+                )
+            )
+        return found_here
     last = last_present(walk, lookup)
     if last is None:
         return [
@@ -148,6 +163,11 @@ def env_findings(walk: Walk, gates: list[VersionGate], name: str) -> list[Findin
             )
         ]
     tag, found, changed_at = last
+    replaced = ""
+    where = [evidence(tag, "env_vars", name, found.provenance)]
+    if found.deprecation and found.deprecation_provenance:
+        replaced = f" {tag}'s deprecation names the way: {found.deprecation}"
+        where.append(evidence(tag, "env_vars", name, found.deprecation_provenance))
     return [
         make_finding(
             walk,
@@ -156,8 +176,8 @@ def env_findings(walk: Walk, gates: list[VersionGate], name: str) -> list[Findin
             written=name,
             severity="changes",  # vLLM starts and ignores it: the same wherever a removed variable appears
             problem=f"{name} is not read at {to}: {when(walk, tag, changed_at)}; setting it silently has no effect.",
-            action=f"Unset {name}.",
+            action=f"Unset {name}.{replaced}",
             changed_at=changed_at,
-            where=[evidence(tag, "env_vars", name, found.provenance)],
+            where=where,
         )
     ]

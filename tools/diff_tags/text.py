@@ -17,7 +17,10 @@ def render(result: DiffPage) -> str:
             continue
         lines.append(f"{k.kind}:")
         lines += [f"  + {e.name}  ({e.provenance.path}:{e.provenance.line})" for e in k.added]
-        lines += [f"  - {e.name}" for e in k.removed]
+        lines += [
+            f"  - {e.name}" + (f": {e.replaced_by} ({e.provenance.path}:{e.provenance.line})" if e.replaced_by else "")
+            for e in k.removed
+        ]
         for c in k.changed:
             what = ", ".join(f"{f}: {ch.before!r} → {ch.after!r}" for f, ch in c.changes.items())
             lines.append(f"  ~ {c.name}: {what}")

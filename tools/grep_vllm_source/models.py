@@ -53,7 +53,7 @@ class GrepQuery(BaseModel):
 class GrepMatch(BaseModel):
     path: str
     line: int
-    text: str = Field(description=f"The matching line; lines over {MAX_LINE_CHARS} characters end with a note.")
+    text: str = Field(description=f"The matching line; past {MAX_LINE_CHARS} characters, clipped around the match.")
     before: list[str] = Field(default_factory=list)
     after: list[str] = Field(default_factory=list)
     permalink: str

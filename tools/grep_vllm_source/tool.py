@@ -56,7 +56,7 @@ def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepRes
             GrepMatch(
                 path=path,
                 line=hit.line,
-                text=clip_line(index.pack.blob[hit.start : hit.end].decode("utf-8", "replace")),
+                text=clip_line(index.pack.blob[hit.start : hit.end].decode("utf-8", "replace"), hit.span),
                 before=[clip_line(b) for b in before],
                 after=[clip_line(a) for a in after],
                 permalink=tree.permalink(path, hit.line),

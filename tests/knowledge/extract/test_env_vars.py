@@ -174,3 +174,13 @@ def test_0_33_0_default_spot_checks() -> None:
     # bool(int(os.environ[...])) if "VLLM_USE_FLASHINFER_SAMPLER" in os.environ else True
     assert env["VLLM_USE_FLASHINFER_SAMPLER"].default == "True"
     assert env["VLLM_SKIP_P2P_CHECK"].provenance.line == 1214
+
+
+def test_0_22_0_a_deprecated_env_keeps_vllms_own_message_naming_its_replacement_at_that_line() -> None:
+    var = _by_name("0.22.0")["VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8"]
+    assert var.removed_in == "v0.23"
+    assert var.deprecation == "Use --moe-backend flashinfer_trtllm with --quantization_config.moe.activation mxfp8."
+    assert var.deprecation_provenance is not None
+    line = (release_tree("0.22.0").root / "vllm/envs.py").read_text(encoding="utf-8").splitlines()
+    assert "Use --moe-backend flashinfer_trtllm with " in line[var.deprecation_provenance.line - 1]
+    assert _by_name("0.22.0")["VLLM_USE_FLASHINFER_MOE_INT4"].deprecation is None

@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from support.releases import release_tree
+from support.releases import release_tree, sdist
 
 from vllm_quant_mcp.knowledge.errors import NotAVllmTreeError, UnsafeInputError
+from vllm_quant_mcp.knowledge.sources.archive import extract_tar
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource, installed_vllm
 
 
@@ -62,3 +63,21 @@ def test_installed_vllm_is_located_from_metadata_or_reported_missing() -> None:
     root, tag = installed_vllm()
     assert (root / "vllm" / "__init__.py").is_file()
     assert tag == f"v{version.split('+')[0]}"
+
+
+def test_dir_source_of_an_unpacked_sdist_keeps_every_file_the_package_index_source_keeps(tmp_path: Path) -> None:
+    """One tree whatever the source: csrc/, CMakeLists.txt, requirements/ and tests/ as well as vllm/."""
+    unpacked, dest = tmp_path / "vllm-0.32.0", tmp_path / "dest"
+    unpacked.mkdir()
+    dest.mkdir()
+    extract_tar(sdist("0.32.0"), unpacked, strip_components=1)
+    (unpacked / ".git").mkdir()
+    (unpacked / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    DirectorySource(unpacked).fetch("v0.32.0", dest)
+    packed = tmp_path / "as-pypi-keeps-it"
+    packed.mkdir()
+    extract_tar(sdist("0.32.0"), packed, strip_components=1)
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(packed).as_posix() for p in packed.rglob("*") if p.is_file())
+    assert {"CMakeLists.txt", "csrc", "requirements", "vllm"} <= {f.split("/")[0] for f in files}
+    assert ".git/HEAD" not in files

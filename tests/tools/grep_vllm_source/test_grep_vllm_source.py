@@ -182,3 +182,17 @@ def test_grep_query_refuses_patterns_that_could_never_match_one_line(pattern: st
 
 def test_grep_query_accepts_a_literal_backslash_n_as_fixed_text() -> None:
     assert GrepQuery(pattern=r'"\n".join', fixed_string=True).pattern == r'"\n".join'
+
+
+def test_grep_hit_deep_in_a_minified_asset_line_is_clipped_around_the_match_saying_so(tmp_path: Path) -> None:
+    small = tmp_path / "tree"
+    (small / "vllm" / "assets").mkdir(parents=True)
+    (small / "vllm" / "__init__.py").write_text("", encoding="utf-8")
+    line = "var a=1;" * 150_000 + "quantizeNvfp4()" + "var b=2;" * 40_000  # 1.5 MB on one line, as a bundle is
+    (small / "vllm" / "assets" / "app.min.js").write_text(line + "\n", encoding="utf-8")
+    planted = SourceTree(small, "v0.32.0")
+    (match,) = grep_tree(planted, index_for(planted), GrepQuery(pattern="quantizeNvfp4", fixed_string=True)).matches
+    assert len(match.text) < 1_200 and "quantizeNvfp4()" in match.text
+    begin = 1_200_000 - (1_000 - len("quantizeNvfp4")) // 2  # the window of 1,000 characters centred on the match
+    assert match.text.startswith(f"[clipped: {begin} characters before, match at 1200000]")
+    assert match.text.endswith(f"[{len(line) - begin - 1_000} more characters]")
