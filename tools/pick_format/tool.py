@@ -23,10 +23,12 @@ from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.curated import dissent, kv_judgement
+from vllm_quant_mcp.knowledge.support.curated import dissent
+from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
+from vllm_quant_mcp.knowledge.support.shape import shape_of
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -340,7 +342,9 @@ def _evaluate(
     if entry is None or not entry.accepted_by_cli:
         why = "absent from QuantizationMethods" if entry is None else "not accepted by --quantization"
         return _excl(c, f"{method} is {why} at {registry.tag}", method)
-    loads = method_support(registry, method, gpu, moe=req.facts.moe is not None)
+    loads = method_support(registry, method, gpu, moe=req.facts.moe is not None).model_copy(
+        update={"model": shape_of(req.facts).describe()}
+    )
     if loads.verdict == "no":
         return _excl(c, loads.why, method, loads)
     support, evidence = classify(method, c.family, gpu)
@@ -349,7 +353,7 @@ def _evaluate(
     kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
     if kv_entry is None:
         return _excl(c, f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
-    kv = kv_judgement(req.kb, registry, c.kv, gpu, "mla" if req.facts.mla else "dense")
+    kv = kv_for_deployment(req.kb, registry, c.kv, gpu, shape_of(req.facts))
     if kv is not None and kv.verdict == "no":
         return _excl(c, kv.why, method, kv)
     head = head_size_problem(req.kb, c.kv, req.facts, registry.tag, kv)
