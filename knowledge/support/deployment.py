@@ -5,7 +5,8 @@ attention config). Where the deployment differs, the difference is either settle
 registry holds (the selected backend's literal head-size list excludes the model's head size: vLLM
 passes it over, so the cell's `yes` becomes `conditional`; a forced `--attention-backend` takes
 that backend's own verdict from the cell) or named in `assumptions` as what the answer did not
-read. Never silently: the judgement's `model` says which shape it is for.
+read. Never silently: the judgement's `model` says which shape it is for. Last, an observation of the
+real wheel on that GPU decides, where one was made for this input (knowledge/support/observed.py).
 """
 
 from __future__ import annotations
@@ -16,23 +17,25 @@ from vllm_quant_mcp.knowledge.registry.model import Registry
 
 from .curated import kv_judgement
 from .judgement import Judgement
+from .observed import RegistryAt, with_observations
 from .shape import DEFAULT_HEAD_SIZE, AttentionShape
 
 __all__ = ["kv_for_deployment"]
 
 
 def kv_for_deployment(
-    kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, shape: AttentionShape
+    kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, shape: AttentionShape, at: RegistryAt
 ) -> Judgement | None:
-    """The source's (else the knowledge base's) verdict on `kv` for this model shape and these flags on `gpu`."""
+    """The verdict on `kv` for this model shape and these flags on `gpu`: observed where a run decides it, else the
+    source's, else the knowledge base's; `at` loads another tag's registry (to carry an observation made there)."""
     judged = kv_judgement(kb, registry, kv, gpu, shape.mode)
     if judged is None:
         return None
     judged = judged.model_copy(update={"model": shape.describe()})
     if judged.basis != "source":
         return judged
-    judged = _forced_backend(judged, registry, gpu, shape)
-    return _beyond_matrix(judged, registry, shape)
+    judged = _beyond_matrix(_forced_backend(judged, registry, gpu, shape), registry, shape)
+    return with_observations(kb, judged, shape, gpu, registry, at)
 
 
 def _forced_backend(judged: Judgement, registry: Registry, gpu: Gpu, shape: AttentionShape) -> Judgement:

@@ -21,6 +21,7 @@ from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.observed import RegistryAt
 from vllm_quant_mcp.knowledge.support.shape import AttentionShape
 
 from .findings import make_finding
@@ -31,7 +32,12 @@ __all__ = ["support_findings"]
 
 
 def support_findings(
-    command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str], shape: AttentionShape | None
+    command: ServeCommand | None,
+    walk: Walk,
+    kb: KnowledgeBase,
+    gpus: list[str],
+    shape: AttentionShape | None,
+    at: RegistryAt,
 ) -> list[Finding]:
     """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given,
     judged for the model's attention shape (`shape`, read from the command's model, or assumed and saying so)."""
@@ -47,7 +53,7 @@ def support_findings(
         if method is not None:
             out += _lost(walk, method[1], gpu, partial(_method, method[0], shape))
         if kv is not None:
-            out += _lost(walk, kv[1], gpu, partial(_kv, kv[0], kb, shape))
+            out += _lost(walk, kv[1], gpu, partial(_kv, kv[0], kb, shape, at))
     if method is not None and walk.direction != "same":
         out += _new_refusals(walk, method[0], method[1])
     return out
@@ -57,9 +63,11 @@ def _method(value: str, shape: AttentionShape, registry: Registry, gpu: Gpu) -> 
     return method_support(registry, value, gpu, moe=shape.moe).model_copy(update={"model": shape.describe()})
 
 
-def _kv(value: str, kb: KnowledgeBase, shape: AttentionShape, registry: Registry, gpu: Gpu) -> Judgement | None:
-    """The source's verdict for the shape; a curated fallback is left to the flag findings (it never breaks)."""
-    judged = kv_for_deployment(kb, registry, value, gpu, shape)
+def _kv(
+    value: str, kb: KnowledgeBase, shape: AttentionShape, at: RegistryAt, registry: Registry, gpu: Gpu
+) -> Judgement | None:
+    """The observed or source verdict for the shape; a curated fallback is left to the flag findings (never breaks)."""
+    judged = kv_for_deployment(kb, registry, value, gpu, shape, at)
     return judged if judged is not None and judged.basis != "curated" else None
 
 

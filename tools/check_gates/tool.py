@@ -72,7 +72,9 @@ def gates_report(
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
     shape = _shape(ctx, command, hub) if gpus else None
-    findings = command_findings(command, env, walk, kb, crossed) + support_findings(command, walk, kb, gpus, shape)
+    findings = command_findings(command, env, walk, kb, crossed) + support_findings(
+        command, walk, kb, gpus, shape, ctx.registry
+    )
     hops = [
         hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
         for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)

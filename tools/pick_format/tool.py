@@ -11,6 +11,7 @@ run or the memory cannot hold is listed under `excluded` with the reason.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,6 +258,7 @@ class _Request:
     context_len: int | None
     concurrency: int | None
     choice: CheckpointChoice
+    registry_at: Callable[[str], Registry]
 
     @property
     def shorthands(self) -> set[str]:
@@ -281,7 +283,7 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None 
     choice: CheckpointChoice = checkpoint or "any"
     context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)
     notes += assumed
-    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice)
+    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice, ctx.registry)
     situation = Situation(priority, facts.family, facts.moe is not None, context_len, num_gpus)
     candidates, excluded = _candidates(kb, the_gpu, facts, situation, registry.tag)
     if the_gpu.memory_gb is None:
@@ -353,7 +355,7 @@ def _evaluate(
     kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
     if kv_entry is None:
         return _excl(c, f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
-    kv = kv_for_deployment(req.kb, registry, c.kv, gpu, shape_of(req.facts))
+    kv = kv_for_deployment(req.kb, registry, c.kv, gpu, shape_of(req.facts), req.registry_at)
     if kv is not None and kv.verdict == "no":
         return _excl(c, kv.why, method, kv)
     head = head_size_problem(req.kb, c.kv, req.facts, registry.tag, kv)

@@ -116,7 +116,7 @@ def render_serve_cmd(
             ctx, registry, "--kv-cache-dtype", kv_cache_dtype, lambda r: r.kv_cache_dtypes, lambda e: e.name
         )
         if target is not None and shape is not None:
-            check_kv_on_gpu(kb, registry, kv.name, target, shape, notes)
+            check_kv_on_gpu(ctx, kb, registry, kv.name, target, shape, notes)
         b.add("--kv-cache-dtype", kv.name, kv.provenance)
     tp, pp = q.tensor_parallel_size, q.pipeline_parallel_size
     if tp is not None:

@@ -165,19 +165,19 @@ def check_refusals(registry: Registry, method: str, notes: Notes) -> None:
 
 
 def check_kv_on_gpu(
-    kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, shape: AttentionShape, notes: Notes
+    ctx: ToolContext, kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, shape: AttentionShape, notes: Notes
 ) -> None:
     """Which attention backend takes `kv` for this model on the GPU (source), else the curated limits (a warning)."""
-    judged = kv_for_deployment(kb, registry, kv, gpu, shape)
+    judged = kv_for_deployment(kb, registry, kv, gpu, shape, ctx.registry)
     if judged is not None:
         notes.judge(judged)
-        if judged.basis == "source" and judged.verdict == "no":
+        if judged.basis in ("source", "observed") and judged.verdict == "no":
             raise InvalidServeArgsError(
                 f"{_cited(judged)} Judged for {judged.model}. Use auto or a dtype this GPU supports."
             )
         if judged.verdict != "yes":
             qualifier = (
-                "" if judged.basis == "source" else f" The source at {registry.tag} was not derived for this GPU."
+                "" if judged.basis != "curated" else f" The source at {registry.tag} was not derived for this GPU."
             )
             notes.warn(_cited(judged) + qualifier)
         disputed = dissent(kb, judged)
