@@ -112,15 +112,15 @@ class ModelFacts(_Model):
 class ExplicitModel(_Model):
     """A model given by its figures, for private models or when the hub is out of reach."""
 
-    params_b: float = Field(gt=0, description="Total parameters in billions, e.g. 70.6.")
+    params_b: float = Field(gt=0, description="Billions, e.g. 70.6.")
     layers: int = Field(ge=1)
-    kv_heads: int = Field(ge=1, description="KV heads per layer (num_key_value_heads); with MLA, 1.")
+    kv_heads: int = Field(ge=1, description="num_key_value_heads; 1 with MLA.")
     head_dim: int = Field(ge=1)
-    active_params_b: float | None = Field(default=None, gt=0, description="Per-token parameters of a MoE model.")
+    active_params_b: float | None = Field(default=None, gt=0, description="Per token, MoE.")
     num_experts: int | None = Field(default=None, ge=1)
     active_experts: int | None = Field(default=None, ge=1)
     full_attention_layers: int | None = Field(default=None, ge=0, description="Defaults to all layers.")
-    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size; with qk_rope_head_dim.")
+    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size.")
     qk_rope_head_dim: int | None = Field(default=None, ge=0)
     dtype: Literal["bfloat16", "float16", "float32"] = "bfloat16"
     max_position_embeddings: int | None = Field(default=None, ge=1)
