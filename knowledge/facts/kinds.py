@@ -13,6 +13,7 @@ from .native_formats import NativeFormats
 
 __all__ = [
     "Affected",
+    "BackendRun",
     "DrafterPick",
     "FormatRule",
     "Gpu",
@@ -20,10 +21,12 @@ __all__ = [
     "Method",
     "MethodStatus",
     "NativeFormats",
+    "Observation",
     "PainPoint",
     "PullRequest",
     "Recipe",
     "Regime",
+    "RunSetting",
     "VersionGate",
 ]
 
@@ -203,3 +206,59 @@ class PullRequest(Fact):
     number: int = Field(ge=1)
     state: Literal["merged", "open", "unknown"] = Field(description="unknown: no stored thread showed the state.")
     seen: str = Field(description="Where the state was read, e.g. the stored thread of the issues corpus.")
+
+
+class RunSetting(Strict):
+    """Where an observation was made: the hardware and software stack, as recorded at the run."""
+
+    gpu_name: str = Field(description="As the driver names it, e.g. NVIDIA H200.")
+    sm: int = Field(ge=10, le=200, description="The compute capability, major*10+minor.")
+    driver: str
+    cuda: str
+    torch: str
+    vllm: str = Field(description="The vLLM wheel run, e.g. '0.26.0 wheel'.")
+    model: str = Field(description="The checkpoint's shape, e.g. tiny random-weight BF16 Llama, head 128, GQA 8/2.")
+    settings: str = Field(default="", description="LLM(...) arguments beyond the model, e.g. enforce_eager=True.")
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+
+
+class BackendRun(Strict):
+    """What one attention backend did with the observed input: ran, failed (where, with what), or was refused."""
+
+    backend: str
+    outcome: Literal["runs", "fails", "rejected_at_selection"]
+    stage: str | None = Field(default=None, description="Where it failed: first forward, plan, an assertion's line.")
+    error: str | None = Field(default=None, description="The exception as vLLM printed it.")
+
+
+class Observation(Fact):
+    """The real vLLM wheel run on real hardware with one KV dtype and model shape: what each backend did.
+
+    It decides the verdict at `tag` on GPUs of capability `run.sm`, above the source; elsewhere it
+    is carried only where the source selects the same backend through the same lines.
+    """
+
+    tag: str
+    kv_cache_dtype: str
+    mode: Literal["dense", "mla", "sparse_mla"] = Field(description="The model shape run, as the matrix names them.")
+    model_dtype: Literal["bfloat16", "float16"] = "bfloat16"
+    gpu: str = Field(description="The GPU table's id for the GPU run on.")
+    run: RunSetting
+    default_backend: str | None = Field(default=None, description="The backend vLLM selected with no override.")
+    backends: list[BackendRun] = Field(min_length=1)
+    summary: str
+
+    @field_validator("tag")
+    @classmethod
+    def _observed_tag(cls, value: str) -> str:
+        return normalize_tag(value)
+
+    def provenance(self) -> str:
+        r = self.run
+        return (
+            f"observed on an {r.gpu_name} (SM {r.sm // 10}.{r.sm % 10}; driver {r.driver}, CUDA {r.cuda}, torch "
+            f"{r.torch}), vLLM {r.vllm}, {r.model}" + (f", {r.settings}" if r.settings else "") + f", {r.date}"
+        )
+
+    def outcome_of(self, backend: str) -> BackendRun | None:
+        return next((b for b in self.backends if b.backend == backend), None)

@@ -25,6 +25,7 @@ from .kinds import (
     Gpu,
     KvCacheDtypeFact,
     Method,
+    Observation,
     PainPoint,
     PullRequest,
     Recipe,
@@ -67,6 +68,7 @@ class KnowledgeBase(Strict):
     recipes: list[Recipe]
     drafters: list[DrafterPick]
     pull_requests: list[PullRequest]
+    observations: list[Observation]
 
     def facts(self) -> Iterator[tuple[str, Fact]]:
         """Every fact with the name of the kind it belongs to."""

@@ -64,6 +64,12 @@ class Mla(_Model):
 
     kv_lora_rank: int = Field(ge=1)
     qk_rope_head_dim: int = Field(ge=0)
+    sparse: bool = Field(default=False, description="DeepSeek sparse attention (the config sets index_topk).")
+
+    @property
+    def head_size(self) -> int:
+        """The head size vLLM's attention selection sees for MLA: kv_lora_rank + qk_rope_head_dim (get_head_size)."""
+        return self.kv_lora_rank + self.qk_rope_head_dim
 
 
 class QuantizationInfo(_Model):
@@ -94,6 +100,8 @@ class ModelFacts(_Model):
     mla: Mla | None = None
     layer_types: list[LayerType] = Field(description="One per layer.")
     quantization: QuantizationInfo | None = None
+    sliding_window: int | None = Field(default=None, description="The config's sliding_window, when it sets one.")
+    attention_sinks: bool = Field(default=False, description="Its attention layers pass learned sinks (gpt-oss).")
 
     @property
     def full_attention_layers(self) -> int:
@@ -129,7 +137,7 @@ class ExplicitModel(_Model):
     num_experts: int | None = Field(default=None, ge=1)
     active_experts: int | None = Field(default=None, ge=1)
     full_attention_layers: int | None = Field(default=None, ge=0, description="Defaults to all layers.")
-    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size; with qk_rope_head_dim.")
+    kv_lora_rank: int | None = Field(default=None, ge=1, description="MLA latent size.")
     qk_rope_head_dim: int | None = Field(default=None, ge=0)
     dtype: Literal["bfloat16", "float16", "float32"] = "bfloat16"
     max_position_embeddings: int | None = Field(default=None, ge=1)
@@ -158,6 +166,11 @@ class ExplicitModel(_Model):
             mla=mla,
             layer_types=_full_then_linear(full, self.layers),
         )
+
+
+# Model types whose attention layers pass `sinks=` to vLLM's Attention (vllm/model_executor/models/gpt_oss.py): the
+# config carries no key for it, the model code does.
+_SINK_MODEL_TYPES = frozenset({"gpt_oss"})
 
 
 def _full_then_linear(full: int, layers: int) -> list[LayerType]:
@@ -273,7 +286,8 @@ def facts_from_files(files: ModelFiles) -> ModelFacts:
     types = _layer_types(cfg, layers)
     moe = _moe(cfg)
     kv_lora = _int(cfg, "kv_lora_rank")
-    mla = Mla(kv_lora_rank=kv_lora, qk_rope_head_dim=_int(cfg, "qk_rope_head_dim") or 0) if kv_lora else None
+    rope = _int(cfg, "qk_rope_head_dim") or 0
+    mla = Mla(kv_lora_rank=kv_lora, qk_rope_head_dim=rope, sparse="index_topk" in cfg) if kv_lora else None
 
     vocab = _int(cfg, "vocab_size") or 0
     tied = bool(cfg.get("tie_word_embeddings", False))
@@ -315,4 +329,6 @@ def facts_from_files(files: ModelFiles) -> ModelFacts:
         mla=mla,
         layer_types=types,
         quantization=quant,
+        sliding_window=_int(cfg, "sliding_window"),
+        attention_sinks=str(cfg.get("model_type")) in _SINK_MODEL_TYPES,
     )

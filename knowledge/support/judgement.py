@@ -3,6 +3,9 @@
 `source`: derived from the vLLM tree at the tag, with the deciding lines as evidence.
 `curated`: from the knowledge base, with its id in `why` and its citations; advisory, and
 overruled wherever the source of the tag decides.
+`observed`: the real vLLM wheel run on real hardware (its provenance in `citations`); it decides for
+the tag and GPU it was made on, above the source, and is carried to other tags only where the source
+shows the same path.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from vllm_quant_mcp.knowledge.registry.matrix import Verdict
 
 __all__ = ["Basis", "Evidence", "Judgement"]
 
-Basis = Literal["source", "curated"]
+Basis = Literal["source", "observed", "curated"]
 
 
 class Evidence(BaseModel):
@@ -39,4 +42,8 @@ class Judgement(BaseModel):
     why: str
     evidence: list[Evidence] = []
     assumptions: list[str] = []
-    citations: list[str] = Field(default=[], description="For a curated judgement: the sources it rests on.")
+    citations: list[str] = Field(default=[], description="For a curated or observed judgement: what it rests on.")
+    model: str | None = Field(
+        default=None,
+        description="The model shape judged, as read from its config, or 'assumed: ...' with why none was read.",
+    )

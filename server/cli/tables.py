@@ -168,6 +168,8 @@ def _hop_table(hop: Hop) -> Table:
 def gates_view(result: CheckGatesResult) -> list[RenderableType]:
     """The summary, the command's findings, then per hop the gates crossed and what changed, old → new."""
     views: list[RenderableType] = [result.summary]
+    if result.model_shape is not None:
+        views.append(f"model: {result.model_shape}")
     if result.findings:
         table = _table("severity", "basis", "as written", "problem", "action")
         for f in result.findings:

@@ -37,6 +37,7 @@ class InvocationAudit(BaseModel):
     findings: list[Finding] = []
     gates: list[GateMatch] = Field(default=[], description="Curated gates crossed from from_tag that concern it.")
     notes: list[str] = []
+    model_shape: str | None = Field(default=None, description="With gpu: the model judged, or 'assumed: ...' and why.")
 
 
 class AuditReport(BaseModel):

@@ -12,6 +12,8 @@ def render(result: AuditReport) -> str:
     for inv in result.invocations:
         pinned = f" (pinned {inv.from_tag} by {inv.pinned_by})" if inv.from_tag else ""
         lines.append(f"  {inv.where}{pinned}: {'INVALID' if inv.invalid else 'ok'}")
+        if inv.model_shape:
+            lines.append(f"    model: {inv.model_shape}")
         if inv.error:
             lines.append(f"    unreadable: {inv.error}")
         if inv.unresolved:

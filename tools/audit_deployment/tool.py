@@ -16,6 +16,7 @@ from __future__ import annotations
 from vllm_quant_mcp.knowledge.deploy.files import FileKind, find_invocations
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, parse_serve_command
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.hub.client import HubClient, ModelNotFoundError
 from vllm_quant_mcp.knowledge.registry.across import NameKind, release_spans, tags_having
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
@@ -34,7 +35,11 @@ _VALUE_KINDS: dict[str, NameKind] = {"--quantization": "quantization_methods", "
 
 
 def audit_deployment(
-    ctx: ToolContext, query: AuditQuery, kind: FileKind | None = None, knowledge: KnowledgeBase | None = None
+    ctx: ToolContext,
+    query: AuditQuery,
+    kind: FileKind | None = None,
+    knowledge: KnowledgeBase | None = None,
+    hub: HubClient | None = None,
 ) -> AuditReport:
     """Find the invocations in the file's text and check each against the tag (or from its pinned release)."""
     kb = knowledge or load_knowledge()
@@ -79,15 +84,19 @@ def audit_deployment(
                 gpu=query.gpu,
                 registry_changes="none",
             )
-            result = gates_report(ctx, gates, knowledge=kb)
-        except ServeCommandError as exc:
+            result = gates_report(ctx, gates, knowledge=kb, hub=hub)
+        except (ServeCommandError, ModelNotFoundError) as exc:
             audits.append(base.model_copy(update={"error": str(exc)}))
             continue
         if start is None:
             unpinned.append(len(audits))
         audits.append(
             base.model_copy(
-                update={"findings": result.findings, "gates": [g for hop in result.hops for g in hop.gates]}
+                update={
+                    "findings": result.findings,
+                    "gates": [g for hop in result.hops for g in hop.gates],
+                    "model_shape": result.model_shape,
+                }
             )
         )
     elsewhere = tags_having(ctx.store, {key for i in unpinned for f in audits[i].findings if (key := _name_of(f))})

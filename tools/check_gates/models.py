@@ -98,9 +98,11 @@ class SupportEvidence(BaseModel):
 
     tag: str
     verdict: Verdict
+    basis: Basis = "source"
     via: str | None = Field(default=None, description="The attention backend that takes a KV dtype.")
     lines: list[str] = Field(default=[], description="Permalinks of the lines that decide.")
     assumptions: list[str] = []
+    model: str | None = Field(default=None, description="The model shape judged, or 'assumed: ...' and why.")
 
 
 class Finding(BaseModel):
@@ -152,6 +154,9 @@ class CheckGatesResult(Page):
     direction: Literal["upgrade", "downgrade", "same"]
     summary: str
     gpus: list[str] = Field(description="Knowledge-base GPU ids the gpu argument resolved to.")
+    model_shape: str | None = Field(
+        default=None, description="With gpu: the command's model as judged (read from its config, or assumed: why)."
+    )
     model_family: str | None
     command: ServeCommand | None = Field(description="The parsed serve command, when one was given (first page).")
     findings: list[Finding] = Field(description="Flag by flag (then env var by env var) what breaks or changes.")

@@ -19,9 +19,12 @@ from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.matrix import LoadRefusal
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.evaluate import kv_support, load_refusals, method_support
+from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
+from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.knowledge.support.loading import read_checkpoint, resolve_load
+from vllm_quant_mcp.knowledge.support.observed import RegistryAt
+from vllm_quant_mcp.knowledge.support.shape import AttentionShape
 
 from .findings import make_finding
 from .models import Finding, SupportEvidence
@@ -31,9 +34,16 @@ __all__ = ["support_findings"]
 
 
 def support_findings(
-    command: ServeCommand | None, walk: Walk, kb: KnowledgeBase, gpus: list[str], local: bool
+    command: ServeCommand | None,
+    walk: Walk,
+    kb: KnowledgeBase,
+    gpus: list[str],
+    shape: AttentionShape | None,
+    at: RegistryAt,
+    local: bool,
 ) -> list[Finding]:
-    """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given."""
+    """Findings for the --quantization and --kv-cache-dtype values of the command on each distinct GPU given,
+    judged for the model's attention shape (`shape`, read from the command's model, or assumed and saying so)."""
     if command is None:
         return []
     values = {f.option: f.value for f in command.flags if f.value is not None}
@@ -41,10 +51,12 @@ def support_findings(
     kv = _value(walk, values, "--kv-cache-dtype")
     out: list[Finding] = []
     for gpu in _distinct(kb, gpus):
+        if shape is None:
+            break
         if method is not None:
-            out += _lost(walk, method[1], gpu, partial(_method, method[0]))
+            out += _lost(walk, method[1], gpu, partial(_method, method[0], shape))
         if kv is not None:
-            out += _lost(walk, kv[1], gpu, partial(_kv, kv[0]))
+            out += _lost(walk, kv[1], gpu, partial(_kv, kv[0], kb, shape, at))
     if method is not None and walk.direction != "same":
         out += _new_refusals(walk, method[0], method[1])
     if method is not None and command.model is not None and local:
@@ -75,12 +87,16 @@ def _checkpoint_refusals(walk: Walk, model: str, method: str, written: str) -> l
     ]
 
 
-def _method(value: str, registry: Registry, gpu: Gpu) -> Judgement | None:
-    return method_support(registry, value, gpu)
+def _method(value: str, shape: AttentionShape, registry: Registry, gpu: Gpu) -> Judgement | None:
+    return method_support(registry, value, gpu, moe=shape.moe).model_copy(update={"model": shape.describe()})
 
 
-def _kv(value: str, registry: Registry, gpu: Gpu) -> Judgement | None:
-    return kv_support(registry, value, gpu)
+def _kv(
+    value: str, kb: KnowledgeBase, shape: AttentionShape, at: RegistryAt, registry: Registry, gpu: Gpu
+) -> Judgement | None:
+    """The observed or source verdict for the shape; a curated fallback is left to the flag findings (never breaks)."""
+    judged = kv_for_deployment(kb, registry, value, gpu, shape, at)
+    return judged if judged is not None and judged.basis != "curated" else None
 
 
 def _value(walk: Walk, values: dict[str, str], flag: str) -> tuple[str, str] | None:
@@ -183,5 +199,11 @@ def _load_changes(registry: Registry, method: str) -> list[LoadRefusal]:
 
 def _evidence(j: Judgement) -> SupportEvidence:
     return SupportEvidence(
-        tag=j.tag, verdict=j.verdict, via=j.via, lines=[e.permalink for e in j.evidence], assumptions=j.assumptions
+        tag=j.tag,
+        verdict=j.verdict,
+        basis=j.basis,
+        via=j.via,
+        lines=[e.permalink for e in j.evidence],
+        assumptions=j.assumptions,
+        model=j.model,
     )

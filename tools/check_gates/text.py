@@ -11,10 +11,13 @@ __all__ = ["render"]
 
 def render(result: CheckGatesResult) -> str:
     lines = [result.summary]
+    if result.model_shape is not None:
+        lines.append(f"  model: {result.model_shape}")
     shown = len(result.findings) + sum(len(h.gates) + len(h.changes) for h in result.hops)
     for f in result.findings:
         lines.append(f"  [{f.severity}, {f.basis}] {f.written}: {f.problem}")
         lines.append(f"      action: {f.action}")
+        lines += [f"      {s.tag} [{s.basis}]: {s.verdict}" + (f" via {s.via}" if s.via else "") for s in f.support]
         if f.suggestions:
             lines.append(f"      did you mean: {', '.join(f.suggestions)}")
         lines += [f"      cite: {c.label} {c.url}" for c in f.citations]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand, parse_serve_command
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.hub.client import HubClient
+from vllm_quant_mcp.knowledge.support.model_input import read_model_facts, shape_for
+from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window, json_size
 
@@ -25,9 +28,11 @@ __all__ = ["check_gates", "gates_report"]
 _ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
 
 
-def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+def check_gates(
+    ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
+) -> CheckGatesResult:
     """The page of the whole answer (gates_report) that the query's limit and cursor ask for."""
-    whole = gates_report(ctx, query, knowledge)
+    whole = gates_report(ctx, query, knowledge, hub)
     window = Window.of(query, "check_gates", query.limit)
     items: list[tuple[int, Finding | GateMatch | RegistryChange]] = [(-1, f) for f in whole.findings]
     for i, hop in enumerate(whole.hops):
@@ -49,7 +54,9 @@ def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBa
     )
 
 
-def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+def gates_report(
+    ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
+) -> CheckGatesResult:
     """The whole answer on one page: gates and registry changes for every hop in (from_tag, to_tag], and the
     fate of each flag of the command.
 
@@ -64,8 +71,10 @@ def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeB
     usage = usage_of(command, env, walk)
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
-    support = support_findings(command, walk, kb, gpus, ctx.local_models)
-    findings = command_findings(command, env, walk, kb, crossed) + support
+    shape = _shape(ctx, command, hub) if gpus else None
+    findings = command_findings(command, env, walk, kb, crossed) + support_findings(
+        command, walk, kb, gpus, shape, ctx.registry, ctx.local_models
+    )
     hops = [
         hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})
         for hop in walk_hops(walk, kb.version_gates, usage, set(gpus) if gpu else None, family)
@@ -76,12 +85,22 @@ def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeB
         direction=walk.direction,
         summary=_summary(walk, findings, hops),
         gpus=gpus,
+        model_shape=shape.describe() if shape is not None else None,
         model_family=family,
         command=command,
         findings=findings,
         hops=hops,
         total=len(findings) + sum(len(h.gates) + len(h.changes) for h in hops),
     )
+
+
+def _shape(ctx: ToolContext, command: ServeCommand | None, hub: HubClient | None) -> AttentionShape | None:
+    """The command's model as the attention selector reads it; read only when a GPU verdict will use it."""
+    if command is None or not any(f.name in ("--quantization", "--kv-cache-dtype") for f in command.flags):
+        return None
+    flags = {f.name: f.value or "" for f in command.flags if f.name.partition(".")[0] in SELECTION_FLAGS}
+    facts, why = read_model_facts(command.model, None, hub, ctx.local_models)
+    return shape_for(facts, why, flags)
 
 
 def _kept(change: RegistryChange, wanted: ChangeFilter) -> bool:

@@ -10,9 +10,9 @@ SPEC = ToolSpec(
     name="pick_format",
     title="Pick a quantization format",
     description=(
-        "Ranked quantization options for a model on a GPU at a tag: --quantization and --kv-cache-dtype values "
-        "with provenance, native/fallback support with evidence, how to get the checkpoint, memory per GPU and "
-        "tokens that fit, caveats; what the tag or GPU cannot run is listed with the reason."
+        "Ranked quantization options for a model on a GPU at a tag (quantization/kv_cache_dtype: judge only that "
+        "one): values with provenance, native/fallback support, how to get the checkpoint, memory per GPU and "
+        "tokens that fit, caveats; each candidate dropped says why."
     ),
     query=PickFormatQuery,
     result=PickFormatResult,

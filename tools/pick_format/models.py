@@ -40,13 +40,11 @@ Priority = Literal["throughput", "latency", "accuracy", "memory"]
 class PickFormatQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    gpu: Annotated[str, Field(max_length=100, description="e.g. h200, 'H200 SXM', sm90, b200, mi300x.")]
+    gpu: Annotated[str, Field(max_length=100, description="e.g. h200, sm90, mi300x.")]
     model: Annotated[
         str | None, Field(max_length=300, description="Hugging Face repo id or local model directory.")
     ] = None
-    model_figures: Annotated[
-        ExplicitModel | None, Field(description="Instead of model, for private models: its figures.")
-    ] = None
+    model_figures: Annotated[ExplicitModel | None, Field(description="Instead of model: its figures.")] = None
     num_gpus: Annotated[int, Field(ge=1, le=1024, description="GPUs for tensor parallelism.")] = 1
     tag: Tag = None
     priority: Priority = "throughput"
@@ -56,6 +54,8 @@ class PickFormatQuery(BaseModel):
         CheckpointChoice | None,
         Field(description="as_is: serve the checkpoint's own format; online: quantize at load."),
     ] = None
+    quantization: Annotated[str | None, Field(max_length=64)] = None  # the description says: only this one
+    kv_cache_dtype: Annotated[str | None, Field(max_length=64)] = None
 
     @model_validator(mode="after")
     def _one_model(self) -> PickFormatQuery:

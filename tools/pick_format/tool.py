@@ -11,6 +11,7 @@ run or the memory cannot hold is listed under `excluded` with the reason.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,11 +23,14 @@ from vllm_quant_mcp.knowledge.hub.client import HubClient, is_repo_id, read_loca
 from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, Layers, WeightFamily
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
+from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.curated import dissent, kv_judgement
+from vllm_quant_mcp.knowledge.support.curated import dissent
+from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
+from vllm_quant_mcp.knowledge.support.shape import shape_of
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -131,8 +135,9 @@ def _check_options(
 
 
 def _candidates(
-    kb: KnowledgeBase, gpu: Gpu, facts: ModelFacts, situation: Situation, tag: str
+    kb: KnowledgeBase, gpu: Gpu, facts: ModelFacts, situation: Situation, tag: str, asked: tuple[str | None, str | None]
 ) -> tuple[list[_Candidate], list[ExcludedOption]]:
+    """The rules' (method, KV dtype) pairs; `asked` replaces either side with the caller's own candidate."""
     rules = [
         (r, rel) for r in kb.format_rules if r.applies_at(tag) and (rel := relevance(r, gpu, situation)) is not None
     ]
@@ -144,11 +149,13 @@ def _candidates(
     excluded: list[ExcludedOption] = []
     quant = facts.quantization
     fixed = checkpoint_method(quant.quant_method, quant.format) if quant else None
+    only_method, only_kv = asked
     for rule, rel in rules:
-        kvs = list(dict.fromkeys([*(rule.kv_cache_dtypes or gpu_kv), *extra_kv])) or ["auto"]
-        methods = [fixed[0]] if fixed else rule.weight_formats
+        kvs = [only_kv] if only_kv else list(dict.fromkeys([*(rule.kv_cache_dtypes or gpu_kv), *extra_kv])) or ["auto"]
+        methods = [fixed[0]] if fixed else [only_method] if only_method else rule.weight_formats
         for wi, method in enumerate(methods):
-            family = (fixed[1] or "bf16") if fixed else method_family(method, rule.weight_formats[0], gpu)
+            lead = rule.weight_formats[0] if rule.weight_formats else None
+            family = (fixed[1] or "bf16") if fixed else method_family(method, lead, gpu)
             if family is None:
                 excluded.append(
                     ExcludedOption(
@@ -159,6 +166,22 @@ def _candidates(
             for ki, kv in enumerate(kvs):
                 out.append(_Candidate(method, family, kv, rule, 0 if fixed else rel, (wi, ki)))
     return out, excluded
+
+
+def _check_asked(registry: Registry, method: str | None, kv: str | None) -> None:
+    """A candidate the tag does not define is the caller's mistake: name the nearest values there."""
+    methods = [m.name for m in registry.quantization_methods if m.accepted_by_cli]
+    methods += [o.name for o in registry.online_quantization if o.kind == "shorthand" and o.name not in methods]
+    for what, value, valid in (
+        ("--quantization", method, methods),
+        ("--kv-cache-dtype", kv, [k.name for k in registry.kv_cache_dtypes]),
+    ):
+        if value is not None and value not in valid:
+            near = nearest(value, valid, cutoff=0.5)
+            hint = f" Nearest: {', '.join(near)}." if near else ""
+            raise InvalidInputError(
+                f"{what} {clip(value)} is not defined at {registry.tag}; valid there: {', '.join(valid)}.{hint}"
+            )
 
 
 def _to_online(c: _Candidate, registry: Registry) -> str | None:
@@ -255,6 +278,7 @@ class _Request:
     context_len: int | None
     concurrency: int | None
     choice: CheckpointChoice
+    registry_at: Callable[[str], Registry]
 
     @property
     def shorthands(self) -> set[str]:
@@ -279,9 +303,17 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None 
     choice: CheckpointChoice = checkpoint or "any"
     context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)
     notes += assumed
-    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice)
+    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice, ctx.registry)
     situation = Situation(priority, facts.family, facts.moe is not None, context_len, num_gpus)
-    candidates, excluded = _candidates(kb, the_gpu, facts, situation, registry.tag)
+    asked = (query.quantization, query.kv_cache_dtype)
+    _check_asked(registry, *asked)
+    candidates, excluded = _candidates(kb, the_gpu, facts, situation, registry.tag, asked)
+    if any(asked):
+        notes.append(
+            "Judged only the candidates asked for ("
+            + ", ".join(f"{f} {v}" for f, v in zip(("--quantization", "--kv-cache-dtype"), asked, strict=True) if v)
+            + "); each one dropped says why under `excluded`."
+        )
     if the_gpu.memory_gb is None:
         notes.append(f"{the_gpu.name} has no fixed memory size: weights are estimated, tokens that fit are not.")
 
@@ -340,7 +372,9 @@ def _evaluate(
     if entry is None or not entry.accepted_by_cli:
         why = "absent from QuantizationMethods" if entry is None else "not accepted by --quantization"
         return _excl(c, f"{method} is {why} at {registry.tag}", method)
-    loads = method_support(registry, method, gpu, moe=req.facts.moe is not None)
+    loads = method_support(registry, method, gpu, moe=req.facts.moe is not None).model_copy(
+        update={"model": shape_of(req.facts).describe()}
+    )
     if loads.verdict == "no":
         return _excl(c, loads.why, method, loads)
     support, evidence = classify(method, c.family, gpu)
@@ -349,7 +383,7 @@ def _evaluate(
     kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
     if kv_entry is None:
         return _excl(c, f"KV dtype {c.kv} is not in CacheDType at {registry.tag}", method)
-    kv = kv_judgement(req.kb, registry, c.kv, gpu, "mla" if req.facts.mla else "dense")
+    kv = kv_for_deployment(req.kb, registry, c.kv, gpu, shape_of(req.facts), req.registry_at)
     if kv is not None and kv.verdict == "no":
         return _excl(c, kv.why, method, kv)
     head = head_size_problem(req.kb, c.kv, req.facts, registry.tag, kv)

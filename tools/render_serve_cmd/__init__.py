@@ -10,8 +10,8 @@ SPEC = ToolSpec(
     name="render_serve_cmd",
     title="Render the vllm serve command",
     description=(
-        "The exact `vllm serve` command at a tag (shell, argv, docker, k8s or Python), every flag and value "
-        "checked against the tag's registry, with permalinks; names the tag lacks are errors saying where they exist."
+        "The exact `vllm serve` line at a tag (shell, argv, docker, k8s, Python), each flag and value checked against "
+        "its registry with permalinks (with gpu: for the model); misses say where they exist."
     ),
     query=RenderQuery,
     result=RenderResult,

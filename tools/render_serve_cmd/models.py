@@ -37,7 +37,7 @@ class RenderQuery(BaseModel):
         Field(max_length=200, description="More flags, e.g. ['--max-num-seqs', '64']."),
     ] = None
     env: EnvVars | None = None
-    gpu: Annotated[str | None, Field(max_length=100, description="e.g. h100: capability is checked on it.")] = None
+    gpu: Annotated[str | None, Field(max_length=100, description="e.g. h100.")] = None
     checkpoint_dtype: Annotated[
         str | None, Field(max_length=32, description="e.g. bf16: applies unquantized-checkpoint gates.")
     ] = None

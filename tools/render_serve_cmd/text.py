@@ -11,6 +11,11 @@ def render(result: RenderResult) -> str:
     body = result.output if isinstance(result.output, str) else "\n".join(result.output)
     lines = [body, f"# vLLM {result.tag}:"]
     lines += [f"#   {f.flag}  {f.provenance.permalink}" for f in result.flags]
+    for model in dict.fromkeys(j.model for j in result.judgements if j.model):
+        lines.append(f"# model: {model}")
+    for j in result.judgements:
+        via = f" via {j.via}" if j.via else ""
+        lines.append(f"# {j.subject} on {j.gpu}: {j.verdict}{via} [{j.basis}]: {j.why}")
     lines += [f"# warning: {w}" for w in result.warnings]
     lines += [f"# cite: {c.label} {c.url}" for c in result.citations]
     return "\n".join(lines)

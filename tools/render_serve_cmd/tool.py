@@ -18,7 +18,10 @@ from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.hub.client import HubClient
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
+from vllm_quant_mcp.knowledge.support.model_input import read_model_facts, shape_for
+from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .formats import docker_line, k8s_container, python_call, shell_line
@@ -86,8 +89,11 @@ class _Builder:
         return entry
 
 
-def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeBase | None = None) -> RenderResult:
-    """Check every argument against the registry of the tag (and the GPU, when given), then write the command."""
+def render_serve_cmd(
+    ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
+) -> RenderResult:
+    """Check every argument against the registry of the tag (and the GPU, for this model, when given), then write
+    the command. The model is read only when a GPU verdict needs it."""
     q = query
     model, quantization, kv_cache_dtype, gpu, env, fmt = (
         q.model,
@@ -104,14 +110,15 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
     target = kb.gpus_named(gpu)[0] if gpu is not None and gpu.strip() else None
     extras = _parse_extras(model, q.extra_args or [], registry)
     b = _Builder(ctx, registry, notes)
+    shape = _shape(ctx, q, extras, hub) if target is not None and (quantization or kv_cache_dtype) else None
     if quantization is not None:
-        _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, extras)
+        _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras)
     if kv_cache_dtype is not None:
         kv = lookup_value(
             ctx, registry, "--kv-cache-dtype", kv_cache_dtype, lambda r: r.kv_cache_dtypes, lambda e: e.name
         )
-        if target is not None:
-            check_kv_on_gpu(kb, registry, kv.name, target, notes)
+        if target is not None and shape is not None:
+            check_kv_on_gpu(ctx, kb, registry, kv.name, target, shape, notes)
         b.add("--kv-cache-dtype", kv.name, kv.provenance)
     tp, pp = q.tensor_parallel_size, q.pipeline_parallel_size
     if tp is not None:
@@ -156,6 +163,13 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         judgements=notes.judgements,
         citations=list(notes.citations.values()),
     )
+
+
+def _shape(ctx: ToolContext, q: RenderQuery, extras: list[ServeFlag], hub: HubClient | None) -> AttentionShape:
+    """The model as the attention selector reads it, with the selection flags extra_args set."""
+    flags = {f.name: f.value or "" for f in extras if f.name.partition(".")[0] in SELECTION_FLAGS}
+    facts, why = read_model_facts(q.model, None, hub, ctx.local_models)
+    return shape_for(facts, why, flags)
 
 
 def _backends(kind: str) -> Callable[[Registry], list[BackendEntry]]:
@@ -212,7 +226,13 @@ def lookup_flag_name(registry: Registry, written: str) -> str:
 
 
 def _quantization(
-    b: _Builder, kb: KnowledgeBase, value: str, checkpoint_dtype: str | None, gpu: Gpu | None, extras: list[ServeFlag]
+    b: _Builder,
+    kb: KnowledgeBase,
+    value: str,
+    checkpoint_dtype: str | None,
+    gpu: Gpu | None,
+    shape: AttentionShape | None,
+    extras: list[ServeFlag],
 ) -> None:
     registry = b.registry
     rendered = fp8_redirect(registry, value, checkpoint_dtype, b.notes)
@@ -227,8 +247,8 @@ def _quantization(
         lambda m: m.name,
         hint,
     )
-    if gpu is not None:
-        check_gpu(registry, gpu, method, b.notes)
+    if gpu is not None and shape is not None:
+        check_gpu(registry, gpu, method, shape, b.notes)
     check_refusals(registry, method.name, b.notes)
     b.add("--quantization", method.name, method.provenance)
     if method.deprecated:

@@ -24,7 +24,8 @@ from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, QuantizationMethod, Registry
-from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact, kv_judgement
+from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact
+from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
@@ -36,6 +37,7 @@ from vllm_quant_mcp.knowledge.support.loading import (
     resolve_load,
     unquantized,
 )
+from vllm_quant_mcp.knowledge.support.shape import AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = [
@@ -134,13 +136,13 @@ def _cited(j: Judgement) -> str:
     return f"[{j.basis}] {j.why}" + (f" ({where})" if where else "")
 
 
-def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, notes: Notes) -> None:
+def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, shape: AttentionShape, notes: Notes) -> None:
     """Refuse what the source says vLLM refuses on this GPU; warn where it decides at run time or runs slower.
 
     The refusal comes from the tag (min capability, the ROCm list, an online method's raise); the
     native-or-fallback note is the GPU table's (curated) and only ever warns.
     """
-    loads = method_support(registry, method.name, gpu)
+    loads = method_support(registry, method.name, gpu, moe=shape.moe).model_copy(update={"model": shape.describe()})
     notes.judge(loads)
     if loads.verdict == "no":
         raise InvalidServeArgsError(
@@ -174,16 +176,20 @@ def check_refusals(registry: Registry, method: str, notes: Notes) -> None:
         )
 
 
-def check_kv_on_gpu(kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, notes: Notes) -> None:
-    """Which attention backend takes `kv` on the GPU (source), else the curated limits (a warning, never a refusal)."""
-    judged = kv_judgement(kb, registry, kv, gpu)
+def check_kv_on_gpu(
+    ctx: ToolContext, kb: KnowledgeBase, registry: Registry, kv: str, gpu: Gpu, shape: AttentionShape, notes: Notes
+) -> None:
+    """Which attention backend takes `kv` for this model on the GPU (source), else the curated limits (a warning)."""
+    judged = kv_for_deployment(kb, registry, kv, gpu, shape, ctx.registry)
     if judged is not None:
         notes.judge(judged)
-        if judged.basis == "source" and judged.verdict == "no":
-            raise InvalidServeArgsError(f"{_cited(judged)} Use auto or a dtype this GPU supports.")
+        if judged.basis in ("source", "observed") and judged.verdict == "no":
+            raise InvalidServeArgsError(
+                f"{_cited(judged)} Judged for {judged.model}. Use auto or a dtype this GPU supports."
+            )
         if judged.verdict != "yes":
             qualifier = (
-                "" if judged.basis == "source" else f" The source at {registry.tag} was not derived for this GPU."
+                "" if judged.basis != "curated" else f" The source at {registry.tag} was not derived for this GPU."
             )
             notes.warn(_cited(judged) + qualifier)
         disputed = dissent(kb, judged)

@@ -1,7 +1,8 @@
 """`verify_knowledge`: every machine-checkable claim of the knowledge base, run against the registries.
 
 Two kinds of claim: the facts' predicates (a name present since a tag, a min capability) and
-the KV dtypes' platform and SM limits, held against the support matrix derived from the source.
+the KV dtypes' platform and SM limits, held against the support matrix derived from the source; and the
+observations of the real wheel, each reported where the source's selection disagrees with what ran.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.facts.verify import VerifyReport, verify, with_results
 from vllm_quant_mcp.knowledge.support.claims import kv_limit_claims
+from vllm_quant_mcp.knowledge.support.observed import observation_claims
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -27,7 +29,8 @@ def verify_knowledge(ctx: ToolContext, query: VerifyQuery, knowledge: KnowledgeB
     known = sorted(ctx.store.known_tags(), key=tag_key)
     kb = knowledge or load_knowledge()
     registries = {tag: ctx.registry(tag) for tag in known}
-    report = with_results(verify(kb, registries, known), kv_limit_claims(kb, registries))
+    claims = [*kv_limit_claims(kb, registries), *observation_claims(kb, registries)]
+    report = with_results(verify(kb, registries, known), claims)
     if not tags:
         return report
     wanted = {ctx.registry(t).tag for t in tags}  # an unknown tag raises, naming the nearest ones

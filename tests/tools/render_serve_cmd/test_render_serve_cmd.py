@@ -236,11 +236,14 @@ def test_a_method_above_the_gpu_capability_is_refused_from_the_source_and_a_fall
     assert any(w.startswith("[curated]") and "CPU" in w for w in on_cpu.warnings)
 
 
-def test_kv_fp8_e5m2_on_h100_renders_at_v0_32_0_through_the_backend_the_source_selects(ctx: ToolContext) -> None:
-    result = render_serve_cmd(ctx, MODEL, tag="v0.32.0", kv_cache_dtype="fp8_e5m2", gpu="h100")
-    (kv,) = [j for j in result.judgements if j.subject == "--kv-cache-dtype fp8_e5m2"]
-    assert (kv.verdict, kv.basis, kv.via) == ("yes", "source", "FLASHINFER")
-    assert any("supports_kv_cache_dtype" in e.why or "rejects" in e.why for e in kv.evidence)
+def test_kv_fp8_e5m2_on_h100_at_v0_32_0_is_refused_by_the_observation_carried_along_the_sources_same_path(
+    ctx: ToolContext,
+) -> None:
+    with pytest.raises(InvalidServeArgsError) as refused:
+        render_serve_cmd(ctx, MODEL, tag="v0.32.0", kv_cache_dtype="fp8_e5m2", gpu="h100")
+    assert str(refused.value).startswith("[observed] Observed on an NVIDIA H200 (SM 9.0")
+    assert "carried to v0.32.0: the source selects FLASHINFER through the same checks" in str(refused.value)
+    assert "vLLM selects FLASHINFER for fp8_e5m2 KV on h100 (SM 9.0, a dense model)" in str(refused.value)
 
 
 def test_an_online_shorthand_whose_moe_method_raises_off_blackwell_is_a_source_warning_for_an_unknown_model(
