@@ -10,7 +10,7 @@ comes with that tag's path, line and permalink. The tool answers a page of it at
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand, parse_serve_command
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window, json_size
 
@@ -25,9 +25,9 @@ __all__ = ["check_gates", "gates_report"]
 _ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
 
 
-def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+def check_gates(ctx: ToolContext, query: CheckGatesQuery) -> CheckGatesResult:
     """The page of the whole answer (gates_report) that the query's limit and cursor ask for."""
-    whole = gates_report(ctx, query, knowledge)
+    whole = gates_report(ctx, query)
     window = Window.of(query, "check_gates", query.limit)
     items: list[tuple[int, Finding | GateMatch | RegistryChange]] = [(-1, f) for f in whole.findings]
     for i, hop in enumerate(whole.hops):
@@ -49,7 +49,7 @@ def check_gates(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBa
     )
 
 
-def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None) -> CheckGatesResult:
+def gates_report(ctx: ToolContext, query: CheckGatesQuery) -> CheckGatesResult:
     """The whole answer on one page: gates and registry changes for every hop in (from_tag, to_tag], and the
     fate of each flag of the command.
 
@@ -57,7 +57,7 @@ def gates_report(ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeB
     which an upgrade never has to act on; "breaking" keeps removals, deprecations and changed meanings.
     """
     gpu, env, model_family, registry_changes = query.gpu, query.env, query.model_family, query.registry_changes
-    kb = knowledge or load_knowledge()
+    kb = ctx.knowledge
     gpus = _resolve_gpus(kb, gpu)
     walk = resolve_walk(ctx, query.from_tag, query.to_tag)
     command = _parse(query.serve_command, walk)

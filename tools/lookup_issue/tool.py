@@ -31,7 +31,6 @@ from vllm_quant_mcp.knowledge.github.links import (
 )
 from vllm_quant_mcp.knowledge.github.live import Fix, MergedPr, fix_of_issue, fix_of_pr
 from vllm_quant_mcp.knowledge.github.prover import Prover
-from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .models import IssueLookup, LookupIssueQuery, PullInfo
@@ -41,9 +40,9 @@ __all__ = ["lookup_issue"]
 MAX_CLOSING_PRS = 3
 
 
-def lookup_issue(ctx: ToolContext, query: LookupIssueQuery, github: GitHubDeps | None = None) -> IssueLookup:
+def lookup_issue(ctx: ToolContext, query: LookupIssueQuery) -> IssueLookup:
     n = query.number
-    deps = github or default_github()
+    deps = ctx.github
     repo = deps.settings.check_repo(query.repo)
     release = ctx.tag(query.tag) if query.tag else None
     facts = facts_about(deps.knowledge, repo, n)

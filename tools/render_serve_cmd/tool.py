@@ -17,7 +17,7 @@ from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, Ser
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -84,7 +84,7 @@ class _Builder:
         return entry
 
 
-def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeBase | None = None) -> RenderResult:
+def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
     """Check every argument against the registry of the tag (and the GPU, when given), then write the command."""
     q = query
     model, quantization, kv_cache_dtype, gpu, env, fmt = (
@@ -95,7 +95,7 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeB
         q.env,
         q.format,
     )
-    kb = knowledge or load_knowledge()
+    kb = ctx.knowledge
     registry = ctx.registry(q.tag)
     notes = Notes()
     _check_model(model)
