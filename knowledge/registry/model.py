@@ -24,7 +24,6 @@ from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
     "SCHEMA_VERSION",
-    "AnyEntry",
     "BackendEntry",
     "Backends",
     "CliFlag",
@@ -105,10 +104,6 @@ class PlatformQuantization(Entry):
     """`name` is the platform class (CudaPlatform, RocmPlatform...)."""
 
     methods: list[str]
-
-
-# Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
-AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
 
 
 class Registry(Frozen):
