@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import get_args
 
+import pytest
 from support.paths import REPO
-from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.facts import predicates
 from vllm_quant_mcp.knowledge.registry.across import NameKind
@@ -40,10 +40,13 @@ def test_the_hops_compare_the_kinds_a_serve_command_names_and_audit_reads_the_fl
     assert {flag: kind for flag, (kind, _) in flags._VALUE_KINDS.items()} == audit._VALUE_KINDS
 
 
+@pytest.mark.release
 def test_each_kind_a_predicate_can_name_has_its_defining_file_and_the_file_is_where_v0_32_0_keeps_it() -> None:
     named = set(get_args(predicates.CountKind)) | {"backends"}
     files = predicates._DEFINING_FILE
     assert named <= set(files) <= set(EXTRACTED_FIELDS)
+    from support.releases import release_tree  # here, so the other tests stay in the fast loop
+
     tree = release_tree("0.32.0")
     assert [path for path in files.values() if not (tree.root / path).is_file()] == []
 
