@@ -2,7 +2,8 @@
 
 Run: `python scripts/readme_answers.py OUT.json [--code DIR]`, once on this checkout and once with `--code`
 naming another checkout's top folder (its server/, tools/, knowledge/ are imported instead of this one's),
-then `cmp` the two files: a refactor that must not change an answer leaves them byte-identical.
+then `cmp` the two files (the age of a cached GitHub reply masked): a refactor that must not change an
+answer leaves them byte-identical.
 
 Each README line (`vllm-quant-mcp <tool command> ...`) runs in a subprocess on a fresh cache that holds the
 real v0.32.0 tree, with the model hub and GitHub served by the tests' stand-ins on 127.0.0.1 (the threads of
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -47,6 +49,8 @@ spec:
           env:
             - {name: VLLM_ATTENTION_BACKEND, value: FLASHINFER}
 """
+# The one clock reading in an answer: how old the cached GitHub reply was when the JSON call read it.
+_AGE = re.compile(r'"age_seconds": \d+')
 _MAIN = "import sys; from vllm_quant_mcp.server.entry import main; sys.argv[0] = 'vllm-quant-mcp'; sys.exit(main())"
 
 
@@ -90,7 +94,8 @@ def main() -> None:
                     cwd=work,
                     timeout=300,
                 )
-                answers[shlex.join(variant)] = {"exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+                stdout = _AGE.sub('"age_seconds": N', done.stdout)
+                answers[shlex.join(variant)] = {"exit": done.returncode, "stdout": stdout, "stderr": done.stderr}
     args.out.write_text(json.dumps(answers, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(answers)} answers -> {args.out}", file=sys.stderr)
 

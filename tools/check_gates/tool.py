@@ -15,9 +15,9 @@ from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window, json_size
 
 from .flags import command_findings
+from .gpu_support import support_findings
 from .hops import walk_hops
 from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, GateMatch, Hop, RegistryChange
-from .support import support_findings
 from .walk import Walk, resolve_walk, usage_of
 
 __all__ = ["check_gates", "gates_report"]

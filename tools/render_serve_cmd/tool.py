@@ -21,7 +21,6 @@ from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
 from vllm_quant_mcp.tools.context import ToolContext
 
-from .formats import docker_line, k8s_container, python_call, shell_line
 from .models import EnvUse, FlagUse, OutputFormat, RenderQuery, RenderResult
 from .validate import (
     InvalidServeArgsError,
@@ -33,6 +32,7 @@ from .validate import (
     lookup_flag,
     lookup_value,
 )
+from .writers import docker_line, k8s_container, python_call, shell_line
 
 __all__ = ["render_serve_cmd"]
 
