@@ -16,7 +16,7 @@ from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.github.answers import RowRelease
 from vllm_quant_mcp.knowledge.github.deadline import Deadline
-from vllm_quant_mcp.knowledge.github.fixes import Finding, no_release
+from vllm_quant_mcp.knowledge.github.fixes import FixPlacement, no_release
 from vllm_quant_mcp.knowledge.github.kb import facts_about
 from vllm_quant_mcp.knowledge.github.links import item_url, labels
 from vllm_quant_mcp.knowledge.github.live import settled_by_state
@@ -105,7 +105,7 @@ def _row(prover: Prover, item: dict[str, Any]) -> IssueRow:
         finding = prover.curated([number])
         if finding is not None:
             detail = f"{finding.first.detail}; lookup_issue proves it"
-            finding = Finding(finding.first.model_copy(update={"detail": detail}))
+            finding = FixPlacement(finding.first.model_copy(update={"detail": detail}))
     if finding is None:
         finding = no_release(f"not proven here: lookup_issue(number={number}) proves its first release", "unknown")
     return IssueRow(
