@@ -24,7 +24,7 @@ from pathlib import Path
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 FIGURES = '{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}'
 PICK = [EXE, "pick", "--gpu", "h200", "--model-figures", FIGURES, "--num-gpus", "2", "--tag", "v0.32.0"]
-SERVE_START = "import vllm_quant_mcp.server.mcp.app as a, vllm_quant_mcp.server.serve; a.build_server(lambda: None)"
+SERVE_START = "import vllm_quant_mcp.server.mcp.app as a, vllm_quant_mcp.server.cli.serve; a.build_server(lambda: None)"
 COMMANDS: dict[str, list[str]] = {
     "python -c pass (floor)": [sys.executable, "-c", "pass"],
     "vllm-quant-mcp --version": [EXE, "--version"],

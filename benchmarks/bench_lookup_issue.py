@@ -120,8 +120,11 @@ def deps():
         from vllm_quant_mcp.knowledge.github.history import HistoryRepo
         extra = [HistoryRepo(config.remote, config.history_dir)]
     return service.GitHubDeps(client, load_knowledge(), *extra)
-ctx = ToolContext(Store(cache / "store"), "v0.22.0")
 github = deps()
+ctx = ToolContext(Store(cache / "store"), "v0.22.0")
+via = {"github": github}
+if "make_github" in ToolContext.__dataclass_fields__:  # the context carries the dependency; older code took it apart
+    ctx, via = ToolContext(Store(cache / "store"), "v0.22.0", make_github=lambda _kb: github), {}
 for line in sys.stdin:
     job = json.loads(line)
     if job.get("age"):
@@ -129,10 +132,10 @@ for line in sys.stdin:
     started = time.perf_counter()
     try:
         if job.get("search"):
-            found = search_issues(ctx, SearchIssuesQuery(query=job["search"]), github=github)
+            found = search_issues(ctx, SearchIssuesQuery(query=job["search"]), **via)
             out = {"rows": len(found.rows)}
         else:
-            answer = lookup_issue(ctx, LookupIssueQuery(number=job["number"], tag=job["tag"]), github=github)
+            answer = lookup_issue(ctx, LookupIssueQuery(number=job["number"], tag=job["tag"]), **via)
             out = {"first": answer.first_release.model_dump(), "verdict": answer.fixed_in_your_release,
                    "freshness": answer.freshness, "title": answer.title}
     except Exception as exc:

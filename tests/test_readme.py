@@ -81,7 +81,7 @@ README_OFFLINE = {"tags", "registry", "diff", "gates", "verify", "render", "cach
 
 
 def test_the_readme_commands_that_need_no_remote_service_run_and_succeed(tmp_path: Path) -> None:
-    from support.cli import run_cli
+    from support.cli import call_cli
     from support.hubserver import HubServer
 
     ran = set()
@@ -89,7 +89,7 @@ def test_the_readme_commands_that_need_no_remote_service_run_and_succeed(tmp_pat
         for argv in _cli_lines():
             if argv[0] not in README_OFFLINE or (argv[0] == "cache" and argv[1] != "list"):
                 continue
-            done = run_cli(*argv, cache=tmp_path, HF_ENDPOINT=hub.endpoint)
+            done = call_cli(*argv, cache=tmp_path, HF_ENDPOINT=hub.endpoint)
             assert done.returncode == 0, (argv, done.stderr)
             assert done.stdout.strip(), argv
             ran.add(argv[0])

@@ -26,9 +26,9 @@ from vllm_quant_mcp.knowledge.tags import normalize_tag, tag_key
 
 __all__ = [
     "PREDICATE_KINDS",
-    "Evidence",
     "Outcome",
     "Predicate",
+    "RegistryEvidence",
     "Scope",
     "Status",
     "describe",
@@ -249,7 +249,7 @@ Predicate = Annotated[
 ]
 
 
-class Evidence(_Strict):
+class RegistryEvidence(_Strict):
     """What one tag's registry showed for a claim."""
 
     tag: str
@@ -262,7 +262,7 @@ class Evidence(_Strict):
 class Outcome(_Strict):
     status: Status
     reason: str
-    evidence: list[Evidence] = []
+    evidence: list[RegistryEvidence] = []
 
 
 # --- evaluation -----------------------------------------------------------------------------------
@@ -273,19 +273,19 @@ class _NotCheckable(InternalError):
 
 
 # One tag's observation: the value compared against the claim, plus where it was read.
-_Observation = tuple[object, Evidence]
+_Observation = tuple[object, RegistryEvidence]
 _Probe = Callable[[Registry], _Observation]
 
 
-def _entry_evidence(registry: Registry, entry: Entry, observed: str) -> Evidence:
+def _entry_evidence(registry: Registry, entry: Entry, observed: str) -> RegistryEvidence:
     p = entry.provenance
-    return Evidence(tag=registry.tag, path=p.path, line=p.line, permalink=p.permalink, observed=observed)
+    return RegistryEvidence(tag=registry.tag, path=p.path, line=p.line, permalink=p.permalink, observed=observed)
 
 
-def _absence_evidence(registry: Registry, kind: str, entries: Sequence[Entry], observed: str) -> Evidence:
+def _absence_evidence(registry: Registry, kind: str, entries: Sequence[Entry], observed: str) -> RegistryEvidence:
     path = entries[0].provenance.path if entries else _DEFINING_FILE[kind]
     link = f"{REPOSITORY_URL}/blob/{registry.tag}/{path}"
-    return Evidence(tag=registry.tag, path=path, permalink=link, observed=observed)
+    return RegistryEvidence(tag=registry.tag, path=path, permalink=link, observed=observed)
 
 
 def _entries(registry: Registry, kind: str) -> Sequence[Entry]:
@@ -464,8 +464,8 @@ def evaluate(
             return Outcome(status="not_checkable", reason=f"no known release before {scope.since} to check the change")
         checks.insert(0, (before, False))
 
-    agree: list[Evidence] = []
-    disagree: list[Evidence] = []
+    agree: list[RegistryEvidence] = []
+    disagree: list[RegistryEvidence] = []
     unknown: list[str] = []
     for tag, expect in checks:
         registry = registries.get(tag)

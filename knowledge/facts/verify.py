@@ -15,7 +15,7 @@ from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .knowledge_base import KnowledgeBase
-from .predicates import Evidence, Status, describe, evaluate
+from .predicates import RegistryEvidence, Status, describe, evaluate
 
 __all__ = ["ClaimResult", "VerifyReport", "verify", "with_results"]
 
@@ -30,7 +30,7 @@ class ClaimResult(_Model):
     claim: str = Field(description="The predicate in one line, e.g. method_present(name=bitsandbytes, present=False).")
     status: Status
     reason: str
-    evidence: list[Evidence] = []
+    evidence: list[RegistryEvidence] = []
 
 
 class VerifyReport(_Model):

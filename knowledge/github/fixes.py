@@ -28,7 +28,7 @@ from ..tags import tag_key
 from .answers import FirstRelease, FixMethod, Verdict
 from .containment import Containment, is_final, release_tags
 
-__all__ = ["Finding", "check_sha", "from_containment", "from_knowledge", "from_notes", "no_release"]
+__all__ = ["FixPlacement", "check_sha", "from_containment", "from_knowledge", "from_notes", "no_release"]
 
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 UNFIXED = frozenset({"open", "wont_fix", "closed_unfixed", "rfc"})  # pain-point statuses that mean "not fixed"
@@ -43,7 +43,7 @@ def check_sha(sha: str) -> str:
 
 
 @dataclass(frozen=True)
-class Finding:
+class FixPlacement:
     """A first release and what it rests on, so the verdict for any tag follows the same evidence."""
 
     first: FirstRelease
@@ -62,15 +62,15 @@ class Finding:
         return "unknown"
 
 
-def no_release(detail: str, released: Verdict, *, certain: bool = False, fix_commit: str | None = None) -> Finding:
+def no_release(detail: str, released: Verdict, *, certain: bool = False, fix_commit: str | None = None) -> FixPlacement:
     """No release to name, and why: the live state says none can hold it, or nothing could prove one."""
     first = FirstRelease(
         tag=None, released=released, method="none", basis="none", certain=certain, detail=detail, fix_commit=fix_commit
     )
-    return Finding(first)
+    return FixPlacement(first)
 
 
-def from_containment(proof: Containment, where: str) -> Finding:
+def from_containment(proof: Containment, where: str) -> FixPlacement:
     """The first release a per-tag proof found, or none with the newest tag it checked."""
     first = proof.first()
     finals = [t for t in proof.tags if is_final(t)]
@@ -97,7 +97,7 @@ def from_containment(proof: Containment, where: str) -> Finding:
             reverted_in=reverted,
             newest_checked=newest,
         )
-        return Finding(answer, proof)
+        return FixPlacement(answer, proof)
     how = proof.holds()[first]
     method: FixMethod = "github_compare" if not git else "git_ancestry" if how == "ancestry" else "git_cherry_pick"
     answer = FirstRelease(
@@ -112,10 +112,10 @@ def from_containment(proof: Containment, where: str) -> Finding:
         reverted_in=sorted(proof.reverted, key=tag_key),
         newest_checked=newest,
     )
-    return Finding(answer, proof)
+    return FixPlacement(answer, proof)
 
 
-def from_notes(releases: list[Any], numbers: list[int], repo: str, known: Collection[str]) -> Finding | None:
+def from_notes(releases: list[Any], numbers: list[int], repo: str, known: Collection[str]) -> FixPlacement | None:
     """The earliest published release whose notes name one of `numbers`, among tags that exist (`known`)."""
     alternatives = "|".join(str(n) for n in numbers)
     if not alternatives:
@@ -141,12 +141,12 @@ def from_notes(releases: list[Any], numbers: list[int], repo: str, known: Collec
         certain=False,
         detail=f"the {first} release notes name #{hits[first]} (not proven from commits)",
     )
-    return Finding(answer, named=frozenset(hits))
+    return FixPlacement(answer, named=frozenset(hits))
 
 
 def from_knowledge(
     knowledge: KnowledgeBase, repo: str, numbers: list[int], known: Collection[str]
-) -> tuple[Finding | None, list[str]]:
+) -> tuple[FixPlacement | None, list[str]]:
     """A curated fact's release for one of `numbers`, only if it is a known tag; notes name what was dropped.
 
     With no release but a pain point recording the problem as open (wont_fix, rfc, ...): a curated "no".
@@ -171,7 +171,7 @@ def from_knowledge(
         answer = FirstRelease(
             tag=None, released="no", method="knowledge_base", basis="curated_unverified", certain=False, detail=detail
         )
-        return Finding(answer), notes
+        return FixPlacement(answer), notes
     if not found:
         return None, notes
     tag, detail = min(found, key=lambda f: tag_key(f[0]))
@@ -183,7 +183,7 @@ def from_knowledge(
         certain=False,
         detail=f"curated, unverified: {detail}",
     )
-    return Finding(answer), notes
+    return FixPlacement(answer), notes
 
 
 def _cites(citation: Any, repo: str, numbers: Collection[int]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .fixes import Finding, check_sha, no_release
+from .fixes import FixPlacement, check_sha, no_release
 
 __all__ = ["Fix", "MergedPr", "fix_of_issue", "fix_of_pr", "settled_by_state"]
 
@@ -54,7 +54,7 @@ class MergedPr:
         )
 
 
-def fix_of_pr(number: int, state: str, pull: MergedPr | None, merged_at_summary: str | None) -> Fix | Finding:
+def fix_of_pr(number: int, state: str, pull: MergedPr | None, merged_at_summary: str | None) -> Fix | FixPlacement:
     """A PR: merged → its merge commit; open or closed unmerged → in no release."""
     if pull is not None and pull.merged:
         return Fix(pull.sha, number, pull.branch, pull.merged_at, f"merge commit of PR #{number}")
@@ -76,7 +76,7 @@ def fix_of_issue(
     closing: list[MergedPr],
     unmerged: list[int],
     closer: str | None,
-) -> Fix | Finding:
+) -> Fix | FixPlacement:
     """An issue: open or not planned → in no release; closed → the last merged closing PR or the closing commit.
 
     `closing`: PRs whose body closes the issue, as /pulls confirmed them; `unmerged`: closing PRs not
@@ -116,7 +116,7 @@ def fix_of_issue(
     )
 
 
-def settled_by_state(number: int, data: dict[str, Any]) -> Finding | None:
+def settled_by_state(number: int, data: dict[str, Any]) -> FixPlacement | None:
     """What an issue or PR's own JSON (a search row) settles: open, unmerged or not planned is in no release."""
     state, reason = str(data.get("state") or "unknown"), data.get("state_reason")
     pull = data.get("pull_request")

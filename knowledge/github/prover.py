@@ -20,7 +20,7 @@ from .client import Fetched, GitHubNotFoundError, GitHubUnavailableError
 from .compare import prove_with_compare
 from .containment import Containment, prove_with_git, release_tags
 from .deadline import Deadline
-from .fixes import Finding, from_containment, from_knowledge, from_notes, no_release
+from .fixes import FixPlacement, from_containment, from_knowledge, from_notes, no_release
 from .history import History, HistoryError
 from .live import Fix
 from .service import GitHubDeps
@@ -52,7 +52,7 @@ class Prover:
         self.notes.extend(n for n in fetched.notes if n not in self.notes)
         return fetched
 
-    def prove(self, fix: Fix) -> Finding:
+    def prove(self, fix: Fix) -> FixPlacement:
         """The first release holding `fix`, by the most trusted evidence that can tell."""
         proof = self._git(fix)
         if proof is None and fix.sha is not None:
@@ -65,7 +65,7 @@ class Prover:
             return noted
         return found or no_release(f"{fix.why}: neither git, compare nor release notes could place it", "unknown")
 
-    def curated(self, numbers: list[int]) -> Finding | None:
+    def curated(self, numbers: list[int]) -> FixPlacement | None:
         """The knowledge base's release for `numbers`, if it is a known tag (notes say what was dropped)."""
         found, notes = from_knowledge(self.deps.knowledge, self.repo, numbers, self.known_tags())
         self.notes.extend(notes)
@@ -157,7 +157,7 @@ class Prover:
             self._releases = list(got.data) if got is not None else []
         return self._releases
 
-    def _notes_finding(self, numbers: list[int]) -> Finding | None:
+    def _notes_finding(self, numbers: list[int]) -> FixPlacement | None:
         if not numbers:
             return None
         return from_notes(self._release_list() or [], numbers, self.repo, self.known_tags())

@@ -1,17 +1,16 @@
-"""What a GitHub lookup needs, built once per process from the environment: client, knowledge base, history."""
+"""What a GitHub lookup needs, built from the environment for one ToolContext: client, knowledge base, history."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 
 from .client import GitHubClient
 from .history import HistoryRepo
 from .settings import GitHubSettings, github_settings
 
-__all__ = ["GitHubDeps", "default_github"]
+__all__ = ["GitHubDeps", "github_from_env"]
 
 
 @dataclass(frozen=True)
@@ -30,8 +29,7 @@ class GitHubDeps:
         return self.client.config
 
 
-@cache
-def default_github() -> GitHubDeps:
-    """The process-wide dependencies, built from the environment on first use."""
+def github_from_env(knowledge: KnowledgeBase) -> GitHubDeps:
+    """The dependencies as the environment configures them (GitHubSettings), over the given knowledge base."""
     config = github_settings()
-    return GitHubDeps(GitHubClient(config), load_knowledge(), HistoryRepo(config.remote, config.history_dir))
+    return GitHubDeps(GitHubClient(config), knowledge, HistoryRepo(config.remote, config.history_dir))

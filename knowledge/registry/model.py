@@ -25,7 +25,6 @@ from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
     "SCHEMA_VERSION",
-    "AnyEntry",
     "BackendEntry",
     "Backends",
     "CliFlag",
@@ -133,10 +132,6 @@ class MessageSite(Entry):
         description="GPUs (capability) on which every GPU condition holds; None when no condition reduces on a GPU."
     )
     spared_on: list[str] = Field(description="GPUs on which a GPU condition fails, so the site is not reached.")
-
-
-# Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
-AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
 
 
 class Registry(Frozen):

@@ -110,10 +110,6 @@ class GitSource:
             staging.rename(self.repo_dir)
         return self._repo(self.repo_dir), commit
 
-    def has_tag(self, tag: str) -> bool:
-        """Whether the local repository already holds `tag` (a refresh then needs no network)."""
-        return self.repo_dir.is_dir() and self._local_commit(self._repo(self.repo_dir), normalize_tag(tag)) is not None
-
     @staticmethod
     def _repo(path: Path) -> git.Repo:
         try:

@@ -22,8 +22,8 @@ from ..progress import report
 from ..tags import pypi_version
 from .archive import gunzip, tar_files, write_files
 from .base import SourceInfo
-from .index import IndexFile, PackageIndex, http_client
 from .pack import directory_files
+from .package_index import IndexFile, PackageIndex, http_client
 from .wheel import WheelSource
 
 __all__ = ["AddFile", "PypiSource", "file_sha256"]

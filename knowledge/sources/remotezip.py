@@ -30,7 +30,6 @@ class RangeFile(io.RawIOBase):
         self.client = client
         self.url = url
         self.position = 0
-        self.fetched_bytes = 0
         self._blocks: dict[int, bytes] = {}
         response = self._get(f"bytes=-{BLOCK}")
         content_range = response.headers.get("content-range", "")
@@ -94,5 +93,4 @@ class RangeFile(io.RawIOBase):
             raise RangeNotSupportedError(self.url)
         if response.status_code != 206:
             raise NetworkError(f"{self.url} answered a Range request with {response.status_code}; retry later.")
-        self.fetched_bytes += len(response.content)
         return response

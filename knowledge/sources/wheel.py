@@ -20,7 +20,7 @@ from ..errors import NotAVllmTreeError, SourceError
 from ..tags import pypi_version
 from .archive import extract_zip_members
 from .base import SourceInfo
-from .index import IndexFile, PackageIndex, http_client
+from .package_index import IndexFile, PackageIndex, http_client
 from .remotezip import RangeFile, RangeNotSupportedError
 
 __all__ = ["WheelSource", "choose_wheel"]

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu, KvCacheDtypeFact
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
-from vllm_quant_mcp.knowledge.facts.predicates import Evidence
+from vllm_quant_mcp.knowledge.facts.predicates import RegistryEvidence
 from vllm_quant_mcp.knowledge.facts.verify import ClaimResult
 from vllm_quant_mcp.knowledge.registry.across import release_spans
 from vllm_quant_mcp.knowledge.registry.matrix import Mode
@@ -125,9 +125,9 @@ def _beyond_source(fact: KvCacheDtypeFact, judged: Judgement, tags: list[str]) -
     )
 
 
-def _evidence(tag: str, judged: Judgement) -> Evidence:
+def _evidence(tag: str, judged: Judgement) -> RegistryEvidence:
     deciding = judged.evidence[-1] if judged.evidence else None
-    return Evidence(
+    return RegistryEvidence(
         tag=tag,
         path=deciding.path if deciding else None,
         line=deciding.line if deciding else None,

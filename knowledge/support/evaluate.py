@@ -43,17 +43,40 @@ def _evidence(tag: str, checks: list[Check]) -> list[Evidence]:
     return [Evidence(why=c.why, path=c.path, line=c.line, permalink=c.link(tag)) for c in checks]
 
 
+def _from_source(
+    subject: str,
+    gpu: Gpu,
+    tag: str,
+    verdict: Verdict,
+    why: str,
+    via: str | None = None,
+    evidence: list[Evidence] | None = None,
+    assumptions: list[str] | None = None,
+) -> Judgement:
+    """A judgement read off the source at `tag`: every one this module makes has that basis."""
+    return Judgement(
+        subject=subject,
+        gpu=gpu.id,
+        tag=tag,
+        verdict=verdict,
+        basis="source",
+        via=via,
+        why=why,
+        evidence=evidence or [],
+        assumptions=assumptions or [],
+    )
+
+
 def kv_support(registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> Judgement | None:
     """Which attention backend vLLM picks for `kv` on `gpu`, or why none; None when the source was not derived."""
     subject = f"--kv-cache-dtype {kv}"
     tag = registry.tag
     if kv not in {k.name for k in registry.kv_cache_dtypes}:
-        return Judgement(
-            subject=subject,
-            gpu=gpu.id,
-            tag=tag,
-            verdict="no",
-            basis="source",
+        return _from_source(
+            subject,
+            gpu,
+            tag,
+            "no",
             why=f"{kv} is not a CacheDType value at {tag}; --kv-cache-dtype rejects it.",
         )
     where = capability_of(gpu)
@@ -67,12 +90,11 @@ def kv_support(registry: Registry, kv: str, gpu: Gpu, mode: Mode = "dense") -> J
         return None
     # A runtime check that only chooses between backends (FA3 built or not) still starts the server: yes.
     settled = outcome.verdict == "conditional" and outcome.backend is not None and not outcome.construction
-    return Judgement(
-        subject=subject,
-        gpu=gpu.id,
-        tag=tag,
-        verdict="yes" if settled else outcome.verdict,
-        basis="source",
+    return _from_source(
+        subject,
+        gpu,
+        tag,
+        "yes" if settled else outcome.verdict,
         via=_via(outcome) if outcome.verdict != "no" else None,  # selected, then refused: runs via nothing
         why=_kv_why(kv, gpu, cap, mode, outcome),
         evidence=[
@@ -138,22 +160,20 @@ def method_support(registry: Registry, method: str, gpu: Gpu, moe: bool | None =
     entry = next((m for m in registry.quantization_methods if m.name == method), None)
     online = next((o for o in registry.online_quantization if o.kind == "shorthand" and o.name == method), None)
     if entry is None and online is None:
-        return Judgement(
-            subject=subject,
-            gpu=gpu.id,
-            tag=tag,
-            verdict="no",
-            basis="source",
+        return _from_source(
+            subject,
+            gpu,
+            tag,
+            "no",
             why=f"{method} is not a --quantization value at {tag}.",
         )
     where = capability_of(gpu)
     if where is None:
-        return Judgement(
-            subject=subject,
-            gpu=gpu.id,
-            tag=tag,
-            verdict="conditional",
-            basis="source",
+        return _from_source(
+            subject,
+            gpu,
+            tag,
+            "conditional",
             why=f"{gpu.id} is not a CUDA or ROCm GPU; vLLM's CPU path decides per kernel at run time.",
         )
     platform, cap = where
@@ -170,12 +190,11 @@ def method_support(registry: Registry, method: str, gpu: Gpu, moe: bool | None =
         if refused is not None:
             return refused
     passed = f"its minimum capability is {entry.min_capability / 10:.1f}" if entry and entry.min_capability else ""
-    return Judgement(
-        subject=subject,
-        gpu=gpu.id,
-        tag=tag,
-        verdict="yes",
-        basis="source",
+    return _from_source(
+        subject,
+        gpu,
+        tag,
+        "yes",
         why=f"{method} loads on {gpu.id} (SM {cap}) at {tag}" + (f": {passed}." if passed else "."),
         evidence=_min_capability_evidence(entry) if entry else [],
     )
@@ -198,12 +217,11 @@ def _floor(registry: Registry, entry: QuantizationMethod, gpu: Gpu, cap: str) ->
     sm = gpu.sm or 0
     if floor is None or floor < 0 or sm >= floor:
         return None
-    return Judgement(
-        subject=f"--quantization {entry.name}",
-        gpu=gpu.id,
-        tag=registry.tag,
-        verdict="no",
-        basis="source",
+    return _from_source(
+        f"--quantization {entry.name}",
+        gpu,
+        registry.tag,
+        "no",
         why=f"{entry.name} needs SM {floor / 10:.1f}+ ({entry.config_class}.get_min_capability()); {gpu.id} is SM "
         f"{cap}: vLLM refuses it while building the config.",
         evidence=_min_capability_evidence(entry),
@@ -214,12 +232,11 @@ def _rocm_refusal(registry: Registry, method: str, gpu: Gpu) -> Judgement | None
     rocm = next((p for p in registry.platforms if p.name == "RocmPlatform"), None)
     if rocm is None or method in rocm.methods:
         return None
-    return Judgement(
-        subject=f"--quantization {method}",
-        gpu=gpu.id,
-        tag=registry.tag,
-        verdict="no",
-        basis="source",
+    return _from_source(
+        f"--quantization {method}",
+        gpu,
+        registry.tag,
+        "no",
         why=f"{method} is not in RocmPlatform.supported_quantization at {registry.tag}; vLLM refuses it on ROCm.",
         evidence=[
             Evidence(
@@ -241,12 +258,11 @@ def _online_refusal(
         applies = refusal.layer == "linear" or moe is True
         verdict: Verdict = "no" if applies else "conditional"
         scope = "" if applies else " for a model with MoE layers (a dense model has none, and stays unquantized)"
-        return Judgement(
-            subject=f"--quantization {online.name}",
-            gpu=gpu.id,
-            tag=registry.tag,
-            verdict=verdict,
-            basis="source",
+        return _from_source(
+            f"--quantization {online.name}",
+            gpu,
+            registry.tag,
+            verdict,
             why=f"{online.name}'s {refusal.layer} method raises on {gpu.id} (SM {cap}){scope}: {refusal.message}",
             evidence=[
                 Evidence(

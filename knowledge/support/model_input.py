@@ -21,7 +21,7 @@ __all__ = ["read_model_facts", "shape_for"]
 
 
 def read_model_facts(
-    ref: str | None, figures: ExplicitModel | None, hub: HubClient | None, local: bool
+    ref: str | None, figures: ExplicitModel | None, hub: HubClient, local: bool
 ) -> tuple[ModelFacts | None, str | None]:
     """The model's facts, or None and why none were read (never a silent default)."""
     if figures is not None:
@@ -40,7 +40,7 @@ def read_model_facts(
         where = "a folder on this machine" if local else "read here (this server reads no local folders)"
         return None, f"{clip(ref)} is neither a Hugging Face repo id nor {where}"
     try:
-        files = (hub or HubClient.from_env()).model_files(ref)
+        files = hub.model_files(ref)
     except (UnavailableError, NotFoundError) as exc:
         return None, f"{ref} could not be read: {exc}"
     return facts_from_files(files), None

@@ -226,7 +226,7 @@ def _add_completion(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from vllm_quant_mcp.server.serve import run
+    from vllm_quant_mcp.server.cli.serve import run
 
     return run(args)
 

@@ -9,8 +9,7 @@ A value matches by prefix, ignoring case and a missing leading `v` on tags.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer, ServerRequestContext
 from mcp.types import CompleteRequestParams, CompleteResult, Completion, ResourceTemplateReference
@@ -20,25 +19,20 @@ from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.server.mcp.resources import TEMPLATE
 from vllm_quant_mcp.tools.context import ToolContext
 
+if TYPE_CHECKING:
+    from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+
 __all__ = ["MOST", "register"]
 
 MOST = 100  # the spec's cap on values in one completion
 
 
-@cache
-def _gpus() -> tuple[str, ...]:
-    from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
-
-    return tuple(g.id for g in load_knowledge().gpus)
+def _gpus(kb: KnowledgeBase) -> tuple[str, ...]:
+    return tuple(g.id for g in kb.gpus)
 
 
-@cache
-def _families() -> tuple[str, ...]:
-    from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
-
-    names = {
-        a.name for _, fact in load_knowledge().facts() for a in getattr(fact, "affects", []) if a.kind == "model_family"
-    }
+def _families(kb: KnowledgeBase) -> tuple[str, ...]:
+    names = {a.name for _, fact in kb.facts() for a in getattr(fact, "affects", []) if a.kind == "model_family"}
     return tuple(sorted(names))
 
 
@@ -57,8 +51,8 @@ def register(server: MCPServer, ctx: Callable[[], ToolContext]) -> None:
         "from_tag": tags,
         "to_tag": tags,
         "kind": lambda: KIND_NAMES,
-        "gpu": _gpus,
-        "model_family": _families,
+        "gpu": lambda: _gpus(ctx().knowledge),
+        "model_family": lambda: _families(ctx().knowledge),
     }
 
     async def complete(ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:

@@ -1,19 +1,22 @@
-"""The CLI as scripts call it: a subprocess, JSON on stdout, one-line errors and exit 2 on stderr."""
+"""The CLI as scripts call it: JSON on stdout, one-line errors and exit 2 on stderr.
+
+Called in this process (support.cli.call_cli) where the test is about what it says; the installed executable
+where it is about the process (a pinned tag read from the environment it starts in).
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import EXE, call_cli
 from support.paths import FIXTURES as FIXTURE_ROOT
 from support.paths import REPO
 
-EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 CONTRACT_KEYS = {
     "schema_version",
     "tag",
@@ -29,20 +32,8 @@ CONTRACT_KEYS = {
 }
 
 
-def run(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "VLLM_QUANT_MCP_CACHE_DIR": str(cache),
-        "VLLM_QUANT_MCP_INDEX_URL": "http://127.0.0.1:9/simple",
-        "VLLM_QUANT_MCP_REMOTE": str(cache / "no-such-remote"),
-        "VLLM_QUANT_MCP_GITHUB_API": "http://127.0.0.1:9",
-    }
-    env.pop("VLLM_QUANT_MCP_TAG", None)
-    return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, timeout=120)
-
-
 def test_registry_json_keeps_the_contract_scripts_rely_on(tmp_path: Path) -> None:
-    done = run("registry", "--tag", "v0.32.0", "--json", cache=tmp_path)
+    done = call_cli("registry", "--tag", "v0.32.0", "--json", cache=tmp_path)
     assert done.returncode == 0, done.stderr
     data: dict[str, Any] = json.loads(done.stdout)
     assert data.keys() >= CONTRACT_KEYS
@@ -63,28 +54,28 @@ def test_registry_json_keeps_the_contract_scripts_rely_on(tmp_path: Path) -> Non
 
 
 def test_a_kind_the_release_lacks_is_an_empty_list_with_a_note(tmp_path: Path) -> None:
-    done = run("registry", "--tag", "v0.14.0", "--json", cache=tmp_path)
+    done = call_cli("registry", "--tag", "v0.14.0", "--json", cache=tmp_path)
     data = json.loads(done.stdout)
     assert data["online_quantization"] == []
     assert "online_quantization" in data["notes"]
 
 
 def test_unknown_tag_exits_2_and_names_the_nearest_tags(tmp_path: Path) -> None:
-    done = run("registry", "--tag", "v0.31.7", cache=tmp_path)
+    done = call_cli("registry", "--tag", "v0.31.7", cache=tmp_path)
     assert done.returncode == 2
     assert "v0.31.7" in done.stderr and "v0.31.0" in done.stderr
     assert done.stdout == ""
 
 
 def test_malformed_tag_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    done = run("refresh", "--tag", "--upload-pack=touch /tmp/pwned", cache=tmp_path)
+    done = call_cli("refresh", "--tag", "--upload-pack=touch /tmp/pwned", cache=tmp_path)
     assert done.returncode == 2
     assert "v0.32.0" in done.stderr  # the expected form
     assert not (tmp_path / "git").exists()
 
 
 def test_gates_json_reports_both_removed_flags_of_the_command(tmp_path: Path) -> None:
-    done = run(
+    done = call_cli(
         "gates",
         "v0.27.1",
         "v0.32.0",
@@ -101,14 +92,14 @@ def test_gates_json_reports_both_removed_flags_of_the_command(tmp_path: Path) ->
 
 
 def test_verify_evaluates_every_claim_over_the_bundled_releases(tmp_path: Path) -> None:
-    done = run("verify", "--json", cache=tmp_path)
+    done = call_cli("verify", "--json", cache=tmp_path)
     report = json.loads(done.stdout)
     assert len(report["tags"]) >= 30
     assert sum(report["counts"].values()) == len(report["results"]) > 100
 
 
 def test_grep_on_a_tag_whose_tree_cannot_be_fetched_says_so_and_how_to_fix_it(tmp_path: Path) -> None:
-    done = run("grep", "CacheDType", "--tag", "v0.32.0", cache=tmp_path)
+    done = call_cli("grep", "CacheDType", "--tag", "v0.32.0", cache=tmp_path)
     assert done.returncode == 3  # a service could not be reached: distinct from a usage error
     assert "unreachable" in done.stderr and "VLLM_QUANT_MCP_INDEX_URL" in done.stderr
     assert not (tmp_path / "trees" / "v0.32.0").exists()
@@ -116,12 +107,12 @@ def test_grep_on_a_tag_whose_tree_cannot_be_fetched_says_so_and_how_to_fix_it(tm
 
 @pytest.mark.parametrize("command", ["registry", "gates", "pick", "grep", "refresh", "serve"])
 def test_every_subcommand_has_help(command: str, tmp_path: Path) -> None:
-    done = run(command, "--help", cache=tmp_path)
+    done = call_cli(command, "--help", cache=tmp_path)
     assert done.returncode == 0 and "usage:" in done.stdout
 
 
 def test_top_level_help_shows_examples_and_the_environment(tmp_path: Path) -> None:
-    done = run("--help", cache=tmp_path)
+    done = call_cli("--help", cache=tmp_path)
     assert "examples:" in done.stdout and "VLLM_QUANT_MCP_CACHE_DIR" in done.stdout
 
 
@@ -129,15 +120,15 @@ FIXTURES = FIXTURE_ROOT / "deploy"
 
 
 def test_audit_exits_1_on_an_invalid_script_and_0_on_a_clean_manifest(tmp_path: Path) -> None:
-    invalid = run("audit", str(FIXTURES / "serve_llama_v0_27.sh"), "--tag", "v0.32.0", "--json", cache=tmp_path)
+    invalid = call_cli("audit", str(FIXTURES / "serve_llama_v0_27.sh"), "--tag", "v0.32.0", "--json", cache=tmp_path)
     assert invalid.returncode == 1
     assert json.loads(invalid.stdout)["invalid_count"] == 2
-    clean = run("audit", str(FIXTURES / "llama_deployment.yaml"), "--tag", "v0.32.0", cache=tmp_path)
+    clean = call_cli("audit", str(FIXTURES / "llama_deployment.yaml"), "--tag", "v0.32.0", cache=tmp_path)
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
 
 def test_render_passes_extra_flags_after_a_double_dash_and_rejects_an_unknown_one(tmp_path: Path) -> None:
-    good = run(
+    good = call_cli(
         "render",
         "--model",
         "m",
@@ -153,7 +144,7 @@ def test_render_passes_extra_flags_after_a_double_dash_and_rejects_an_unknown_on
     )
     assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["argv"][-2:] == ["--max-num-seqs", "8"]
-    bad = run("render", "--model", "m", "--tag", "v0.32.0", "--", "--max-num-seqz", "8", cache=tmp_path)
+    bad = call_cli("render", "--model", "m", "--tag", "v0.32.0", "--", "--max-num-seqz", "8", cache=tmp_path)
     assert bad.returncode == 2 and "--max-num-seqs" in bad.stderr
 
 
@@ -166,12 +157,12 @@ def test_a_bad_pinned_tag_names_the_variable_it_came_from(tmp_path: Path) -> Non
         env={**os.environ, "VLLM_QUANT_MCP_CACHE_DIR": str(tmp_path), "VLLM_QUANT_MCP_TAG": "bogus"},
     )
     assert env_pinned.returncode == 2 and "VLLM_QUANT_MCP_TAG" in env_pinned.stderr
-    serve = run("serve", "--tag", "latest", cache=tmp_path)
+    serve = call_cli("serve", "--tag", "latest", cache=tmp_path)
     assert serve.returncode == 2 and "--tag" in serve.stderr
 
 
 def test_an_out_of_range_option_is_one_line_per_problem_not_a_validation_dump(tmp_path: Path) -> None:
-    done = run("grep", "x", "--tag", "v0.32.0", "--max-results", "0", cache=tmp_path)
+    done = call_cli("grep", "x", "--tag", "v0.32.0", "--max-results", "0", cache=tmp_path)
     assert done.returncode == 2
     usage, *_, error = done.stderr.strip().splitlines()
     assert usage.startswith("usage: vllm-quant-mcp grep ")
@@ -179,14 +170,14 @@ def test_an_out_of_range_option_is_one_line_per_problem_not_a_validation_dump(tm
 
 
 def test_verify_for_one_tag_reports_the_claims_that_speak_of_it_all_checkable(tmp_path: Path) -> None:
-    report = json.loads(run("verify", "--tags", "v0.32.0", "--json", cache=tmp_path).stdout)
+    report = json.loads(call_cli("verify", "--tags", "v0.32.0", "--json", cache=tmp_path).stdout)
     assert report["tags"] == ["v0.32.0"] and report["counts"]["not_checkable"] == 0
     assert all(any(e["tag"] == "v0.32.0" for e in r["evidence"]) for r in report["results"])
 
 
 def test_pick_answers_offline_from_explicit_model_figures(tmp_path: Path) -> None:
     figures = '{"params_b": 70.6, "layers": 80, "kv_heads": 8, "head_dim": 128}'
-    done = run(
+    done = call_cli(
         "pick",
         "--gpu",
         "h200",

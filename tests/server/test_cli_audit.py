@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from support.cli import run_cli
+from support.cli import call_cli
 from support.paths import FIXTURES
 
 DEPLOY = FIXTURES / "deploy"
@@ -17,7 +17,7 @@ BROKEN = '#!/bin/sh\nQUANT=fp8\nvllm serve m --quantization "$QUANT" --kv-cache-
 
 
 def test_a_deployment_script_with_variables_audits_clean_with_exit_0(tmp_path: Path) -> None:
-    done = run_cli("audit", str(DEPLOY / "serve_with_variables.sh"), "--tag", "v0.32.0", cache=tmp_path)
+    done = call_cli("audit", str(DEPLOY / "serve_with_variables.sh"), "--tag", "v0.32.0", cache=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK at v0.32.0" in done.stdout and "[breaks]" not in done.stdout
 
@@ -26,14 +26,14 @@ def test_a_deployment_script_with_variables_audits_clean_with_exit_0(tmp_path: P
 def test_the_exit_status_is_1_on_a_break_whatever_the_format(fmt: str, tmp_path: Path) -> None:
     script = tmp_path / "serve.sh"
     script.write_text(BROKEN, encoding="utf-8")
-    done = run_cli("audit", str(script), "--tag", "v0.32.0", "--format", fmt, cache=tmp_path)
+    done = call_cli("audit", str(script), "--tag", "v0.32.0", "--format", fmt, cache=tmp_path)
     assert done.returncode == 1, done.stderr
 
 
 def test_github_format_annotates_the_line_with_the_nearest_values(tmp_path: Path) -> None:
     script = tmp_path / "serve.sh"
     script.write_text(BROKEN, encoding="utf-8")
-    done = run_cli("audit", str(script), "--tag", "v0.32.0", "--format", "github", cache=tmp_path)
+    done = call_cli("audit", str(script), "--tag", "v0.32.0", "--format", "github", cache=tmp_path)
     error = next(line for line in done.stdout.splitlines() if line.startswith("::error "))
     assert error.startswith(f"::error file={script},line=3,title=--kv-cache-dtype fp9 at v0.32.0::")
     assert "Did you mean: fp8" in error
@@ -45,7 +45,7 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(name: str | None,
     path = DEPLOY / name if name else tmp_path / "serve.sh"
     if name is None:
         path.write_text(BROKEN, encoding="utf-8")
-    done = run_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path)
+    done = call_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     log = json.loads(done.stdout)
     jsonschema.Draft4Validator(SCHEMA).validate(log)
@@ -59,20 +59,20 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(name: str | None,
 def test_sarif_of_an_unresolved_value_is_a_note_and_of_a_break_an_error(tmp_path: Path) -> None:
     path = tmp_path / "serve.sh"
     path.write_text("#!/bin/sh\nvllm serve m --quantization $QUANT --kv-cache-dtype fp9\n", encoding="utf-8")
-    log = json.loads(run_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path).stdout)
+    log = json.loads(call_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path).stdout)
     levels = {r["ruleId"]: r["level"] for r in log["runs"][0]["results"]}
     assert levels == {"unresolved": "note", "breaks": "error"}
 
 
 def test_an_unreadable_file_is_a_usage_error_with_exit_2(tmp_path: Path) -> None:
-    done = run_cli("audit", str(tmp_path / "missing.sh"), cache=tmp_path)
+    done = call_cli("audit", str(tmp_path / "missing.sh"), cache=tmp_path)
     assert done.returncode == 2 and "cannot read" in done.stderr and done.stdout == ""
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_audit_of_an_endless_device_is_refused_without_reading_it(device: str, tmp_path: Path) -> None:
-    done = run_cli("audit", device, cache=tmp_path)
+    done = call_cli("audit", device, cache=tmp_path)
     assert done.returncode == 2 and f"{device} is not a regular file" in done.stderr and done.stdout == ""
 
 
@@ -80,7 +80,7 @@ def test_audit_of_an_endless_device_is_refused_without_reading_it(device: str, t
 def test_audit_of_a_fifo_is_refused_instead_of_waiting_for_a_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "deploy.sh"
     os.mkfifo(fifo)
-    done = run_cli("audit", str(fifo), cache=tmp_path)
+    done = call_cli("audit", str(fifo), cache=tmp_path)
     assert done.returncode == 2 and "is not a regular file (a FIFO or pipe)" in done.stderr
 
 
@@ -89,5 +89,5 @@ def test_audit_of_a_file_over_one_megabyte_is_refused_naming_the_cap(tmp_path: P
     path = tmp_path / "deploy.sh"
     with path.open("wb") as out:
         out.truncate(2**40)  # sparse: a terabyte by stat, refused after one megabyte read
-    done = run_cli("audit", str(path), cache=tmp_path)
+    done = call_cli("audit", str(path), cache=tmp_path)
     assert done.returncode == 2 and "deploy.sh is larger than 1 MB" in done.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.cli import run_cli
+from support.cli import call_cli
 from support.paths import REPO
 
 from vllm_quant_mcp.knowledge.hub.memory import estimate
@@ -22,33 +22,33 @@ def copy_bundled(cache: Path, tag: str) -> None:
 
 def test_cache_list_prune_and_clear_as_a_user_runs_them(tmp_path: Path) -> None:
     copy_bundled(tmp_path, "v0.32.0")
-    listed = json.loads(run_cli("cache", "list", "--json", cache=tmp_path).stdout)
+    listed = json.loads(call_cli("cache", "list", "--json", cache=tmp_path).stdout)
     row = next(t for t in listed["tags"] if t["tag"] == "v0.32.0")
     assert (row["bundled"], row["refreshed"], row["parts"]["registry"] > 0) == (True, True, True)
-    text = run_cli("cache", "list", cache=tmp_path).stdout
+    text = call_cli("cache", "list", cache=tmp_path).stdout
     assert "v0.32.0" in text and "bundled + refreshed" in text
-    nothing = run_cli("cache", "prune", cache=tmp_path)
+    nothing = call_cli("cache", "prune", cache=tmp_path)
     assert nothing.returncode == 2 and "--older-than DAYS" in nothing.stderr
-    pruned = run_cli("cache", "prune", "--tag", "v0.32.0", cache=tmp_path)
+    pruned = call_cli("cache", "prune", "--tag", "v0.32.0", cache=tmp_path)
     assert pruned.returncode == 0 and "removed v0.32.0" in pruned.stdout and "bundled" in pruned.stdout
     copy_bundled(tmp_path, "v0.31.0")
-    cleared = run_cli("cache", "clear", "--json", cache=tmp_path)
+    cleared = call_cli("cache", "clear", "--json", cache=tmp_path)
     assert "registries" in json.loads(cleared.stdout)["removed"]
     assert not (tmp_path / "registries").exists()
 
 
 def test_a_bad_tag_to_prune_is_a_usage_error(tmp_path: Path) -> None:
-    done = run_cli("cache", "prune", "--tag", "latest", cache=tmp_path)
+    done = call_cli("cache", "prune", "--tag", "latest", cache=tmp_path)
     assert done.returncode == 2 and "latest" in done.stderr
 
 
 def test_pick_table_ranks_options_with_separators_and_an_unquantized_baseline(tmp_path: Path) -> None:
-    done = run_cli(
+    done = call_cli(
         "pick", "--gpu", "h200", "--model-figures", FIGURES, "--num-gpus", "2", "--tag", "v0.32.0", cache=tmp_path
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(
-        run_cli(
+        call_cli(
             "pick",
             "--gpu",
             "h200",
@@ -82,7 +82,7 @@ def test_pick_table_ranks_options_with_separators_and_an_unquantized_baseline(tm
 
 
 def test_diff_table_shows_list_fields_as_added_and_removed_items(tmp_path: Path) -> None:
-    done = run_cli("diff", "v0.31.0", "v0.32.0", "--kind", "platforms", cache=tmp_path)
+    done = call_cli("diff", "v0.31.0", "v0.32.0", "--kind", "platforms", cache=tmp_path)
     assert done.returncode == 0, done.stderr
     row = next(line for line in done.stdout.splitlines() if "XPUPlatform" in line)
     assert "methods: + fp8_per_channel" in row and "'awq'" not in row
@@ -90,7 +90,7 @@ def test_diff_table_shows_list_fields_as_added_and_removed_items(tmp_path: Path)
 
 
 def test_a_paged_diff_says_how_to_get_the_next_page_with_the_cursor_flag(tmp_path: Path) -> None:
-    done = run_cli("diff", "v0.14.0", "v0.33.0", "--limit", "5", cache=tmp_path)
+    done = call_cli("diff", "v0.14.0", "v0.33.0", "--limit", "5", cache=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "next page: --cursor " in done.stdout and "cursor=" not in done.stdout
 
@@ -99,9 +99,9 @@ def test_gates_table_says_what_changed_from_old_to_new(tmp_path: Path) -> None:
     # One hop that fits one page: across v0.27.1..v0.32.0 the page budget decides whether a "changed" row
     # makes page one, and longer gate texts push it to the next.
     args = ("gates", "v0.28.0", "v0.29.0", "--changes", "all")
-    done = run_cli(*args, cache=tmp_path)
+    done = call_cli(*args, cache=tmp_path)
     assert done.returncode == 0, done.stderr
-    answer = json.loads(run_cli(*args, "--json", cache=tmp_path).stdout)
+    answer = json.loads(call_cli(*args, "--json", cache=tmp_path).stdout)
     assert answer["next"] is None
     hops = answer["hops"]
     changes = [c for hop in hops for c in hop["changes"] if c["change"] == "changed" and c["detail"]]

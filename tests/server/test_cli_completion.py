@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.cli import run_cli
+from support.cli import call_cli
 
 from vllm_quant_mcp.server.cli.main import build_parser
 
@@ -27,7 +27,7 @@ def complete(script: str, line: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def bash_script(tmp_path_factory: pytest.TempPathFactory) -> str:
-    done = run_cli("completion", "bash", cache=tmp_path_factory.mktemp("cache"))
+    done = call_cli("completion", "bash", cache=tmp_path_factory.mktemp("cache"))
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -58,18 +58,18 @@ def test_every_command_of_the_parser_is_in_every_shells_script(tmp_path: Path) -
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
     assert commands is not None
     for shell in ("bash", "zsh", "fish"):
-        text = run_cli("completion", shell, cache=tmp_path).stdout
+        text = call_cli("completion", shell, cache=tmp_path).stdout
         assert all(name in text for name in commands), shell
 
 
 def test_the_zsh_script_is_the_bash_script_behind_zshs_bash_completion_layer(bash_script: str, tmp_path: Path) -> None:
-    zsh = run_cli("completion", "zsh", cache=tmp_path).stdout
+    zsh = call_cli("completion", "zsh", cache=tmp_path).stdout
     assert "bashcompinit && bashcompinit" in zsh
     assert bash_script.split("\n", 1)[1] in zsh
 
 
 def test_the_fish_script_is_one_complete_command_per_line(tmp_path: Path) -> None:
-    fish = run_cli("completion", "fish", cache=tmp_path).stdout
+    fish = call_cli("completion", "fish", cache=tmp_path).stdout
     lines = [line for line in fish.splitlines() if line and not line.startswith("#")]
     assert all(shlex.split(line)[:3] == ["complete", "-c", "vllm-quant-mcp"] for line in lines)
     assert any("-l kind" in line and "kv_cache_dtypes" in line for line in lines)

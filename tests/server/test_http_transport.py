@@ -14,7 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 from support.http_server import http_server, http_session
 from support.hubserver import llama_70b_config
 
-from vllm_quant_mcp.server.serve import allowed_hosts_and_origins
+from vllm_quant_mcp.server.cli.serve import allowed_hosts_and_origins
 
 pytestmark = pytest.mark.anyio
 TOKEN = "test-token-7f3a"

@@ -26,7 +26,7 @@ _PROBE = """
 import json, sys
 import vllm_quant_mcp.server.mcp.app as app
 app.build_server(lambda: None)
-import vllm_quant_mcp.server.cli.main, vllm_quant_mcp.server.serve
+import vllm_quant_mcp.server.cli.main, vllm_quant_mcp.server.cli.serve
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -19,7 +19,7 @@ from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.settings import DEFAULT_INDEX_URL
 from vllm_quant_mcp.knowledge.sources.archive import extract_tar, extract_zip_members
 from vllm_quant_mcp.knowledge.sources.directory import DirectorySource
-from vllm_quant_mcp.knowledge.sources.index import IndexFile, PackageIndex, http_client
+from vllm_quant_mcp.knowledge.sources.package_index import IndexFile, PackageIndex, http_client
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 

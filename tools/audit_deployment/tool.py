@@ -13,10 +13,9 @@ and a CI gate must not go red on what only run time can tell.
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.deploy.files import FileKind, find_invocations
+from vllm_quant_mcp.knowledge.deploy.files import find_invocations
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, parse_serve_command
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.hub.client import HubClient, ModelNotFoundError
+from vllm_quant_mcp.knowledge.hub.client import ModelNotFoundError
 from vllm_quant_mcp.knowledge.registry.across import NameKind, release_spans, tags_having
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesQuery, Finding
@@ -34,18 +33,11 @@ _RISKY = ("changes", "deprecated")
 _VALUE_KINDS: dict[str, NameKind] = {"--quantization": "quantization_methods", "--kv-cache-dtype": "kv_cache_dtypes"}
 
 
-def audit_deployment(
-    ctx: ToolContext,
-    query: AuditQuery,
-    kind: FileKind | None = None,
-    knowledge: KnowledgeBase | None = None,
-    hub: HubClient | None = None,
-) -> AuditReport:
+def audit_deployment(ctx: ToolContext, query: AuditQuery) -> AuditReport:
     """Find the invocations in the file's text and check each against the tag (or from its pinned release)."""
-    kb = knowledge or load_knowledge()
     filename = query.filename
     to = ctx.registry(query.tag).tag
-    file_kind, found = find_invocations(query.text, filename, kind)
+    file_kind, found = find_invocations(query.text, filename)
     known = set(ctx.store.known_tags())
     audits = []
     unpinned: list[int] = []  # audits whose findings get the where-else lookup, done once for all of them
@@ -84,7 +76,7 @@ def audit_deployment(
                 gpu=query.gpu,
                 registry_changes="none",
             )
-            result = gates_report(ctx, gates, knowledge=kb, hub=hub)
+            result = gates_report(ctx, gates)
         except (ServeCommandError, ModelNotFoundError) as exc:
             audits.append(base.model_copy(update={"error": str(exc)}))
             continue

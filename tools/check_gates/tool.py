@@ -10,17 +10,16 @@ comes with that tag's path, line and permalink. The tool answers a page of it at
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommand, parse_serve_command
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.hub.client import HubClient
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.support.model_input import read_model_facts, shape_for
 from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window, json_size
 
 from .flags import command_findings
+from .gpu_support import support_findings
 from .hops import walk_hops
 from .models import ChangeFilter, CheckGatesQuery, CheckGatesResult, Finding, GateMatch, Hop, RegistryChange
-from .support import support_findings
 from .walk import Walk, resolve_walk, usage_of
 
 __all__ = ["check_gates", "gates_report"]
@@ -28,11 +27,9 @@ __all__ = ["check_gates", "gates_report"]
 _ADDITIONS = {"added", "choices_added", "no_longer_deprecated"}
 
 
-def check_gates(
-    ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
-) -> CheckGatesResult:
+def check_gates(ctx: ToolContext, query: CheckGatesQuery) -> CheckGatesResult:
     """The page of the whole answer (gates_report) that the query's limit and cursor ask for."""
-    whole = gates_report(ctx, query, knowledge, hub)
+    whole = gates_report(ctx, query)
     window = Window.of(query, "check_gates", query.limit)
     items: list[tuple[int, Finding | GateMatch | RegistryChange]] = [(-1, f) for f in whole.findings]
     for i, hop in enumerate(whole.hops):
@@ -54,9 +51,7 @@ def check_gates(
     )
 
 
-def gates_report(
-    ctx: ToolContext, query: CheckGatesQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
-) -> CheckGatesResult:
+def gates_report(ctx: ToolContext, query: CheckGatesQuery) -> CheckGatesResult:
     """The whole answer on one page: gates and registry changes for every hop in (from_tag, to_tag], and the
     fate of each flag of the command.
 
@@ -64,14 +59,14 @@ def gates_report(
     which an upgrade never has to act on; "breaking" keeps removals, deprecations and changed meanings.
     """
     gpu, env, model_family, registry_changes = query.gpu, query.env, query.model_family, query.registry_changes
-    kb = knowledge or load_knowledge()
+    kb = ctx.knowledge
     gpus = _resolve_gpus(kb, gpu)
     walk = resolve_walk(ctx, query.from_tag, query.to_tag)
     command = _parse(query.serve_command, walk)
     usage = usage_of(command, env, walk)
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
-    shape = _shape(ctx, command, hub) if gpus else None
+    shape = _shape(ctx, command) if gpus else None
     findings = command_findings(command, env, walk, kb, crossed) + support_findings(
         command, walk, kb, gpus, shape, ctx.registry, ctx.local_models
     )
@@ -94,12 +89,12 @@ def gates_report(
     )
 
 
-def _shape(ctx: ToolContext, command: ServeCommand | None, hub: HubClient | None) -> AttentionShape | None:
+def _shape(ctx: ToolContext, command: ServeCommand | None) -> AttentionShape | None:
     """The command's model as the attention selector reads it; read only when a GPU verdict will use it."""
     if command is None or not any(f.name in ("--quantization", "--kv-cache-dtype") for f in command.flags):
         return None
     flags = {f.name: f.value or "" for f in command.flags if f.name.partition(".")[0] in SELECTION_FLAGS}
-    facts, why = read_model_facts(command.model, None, hub, ctx.local_models)
+    facts, why = read_model_facts(command.model, None, ctx.hub, ctx.local_models)
     return shape_for(facts, why, flags)
 
 

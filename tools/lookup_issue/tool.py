@@ -18,7 +18,7 @@ from typing import Any
 from vllm_quant_mcp.knowledge.github.answers import Verdict
 from vllm_quant_mcp.knowledge.github.client import Fetched, GitHubNotFoundError, GitHubUnavailableError
 from vllm_quant_mcp.knowledge.github.deadline import Deadline
-from vllm_quant_mcp.knowledge.github.fixes import Finding, no_release
+from vllm_quant_mcp.knowledge.github.fixes import FixPlacement, no_release
 from vllm_quant_mcp.knowledge.github.kb import KbFact, LiveState, disagreements, facts_about
 from vllm_quant_mcp.knowledge.github.links import (
     LinkedPr,
@@ -31,7 +31,6 @@ from vllm_quant_mcp.knowledge.github.links import (
 )
 from vllm_quant_mcp.knowledge.github.live import Fix, MergedPr, fix_of_issue, fix_of_pr
 from vllm_quant_mcp.knowledge.github.prover import Prover
-from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
 
 from .models import IssueLookup, LookupIssueQuery, PullInfo
@@ -41,9 +40,9 @@ __all__ = ["lookup_issue"]
 MAX_CLOSING_PRS = 3
 
 
-def lookup_issue(ctx: ToolContext, query: LookupIssueQuery, github: GitHubDeps | None = None) -> IssueLookup:
+def lookup_issue(ctx: ToolContext, query: LookupIssueQuery) -> IssueLookup:
     n = query.number
-    deps = github or default_github()
+    deps = ctx.github
     repo = deps.settings.check_repo(query.repo)
     release = ctx.tag(query.tag) if query.tag else None
     facts = facts_about(deps.knowledge, repo, n)
@@ -120,7 +119,7 @@ class _Lookup:
             notes=list(dict.fromkeys(self.prover.notes)),
         )
 
-    def _curated_last(self, finding: Finding, fix_prs: list[int]) -> Finding:
+    def _curated_last(self, finding: FixPlacement, fix_prs: list[int]) -> FixPlacement:
         """The knowledge base, only where neither the live state nor a proof settled it."""
         if finding.first.tag is not None or finding.first.released == "no":
             return finding
@@ -128,9 +127,9 @@ class _Lookup:
         if curated is None:
             return finding
         detail = f"{curated.first.detail}; not proven: {finding.first.detail}"
-        return Finding(curated.first.model_copy(update={"detail": detail}))
+        return FixPlacement(curated.first.model_copy(update={"detail": detail}))
 
-    def _pull(self) -> tuple[PullInfo, Fix | Finding]:
+    def _pull(self) -> tuple[PullInfo, Fix | FixPlacement]:
         data = self.get(f"/repos/{self.repo}/pulls/{self.number}", "PR details")
         summary = self.data.get("pull_request") or {}
         merged = None if data is None else MergedPr.of(self.number, data)
@@ -144,7 +143,7 @@ class _Lookup:
         )
         return pull, outcome
 
-    def _issue(self) -> tuple[list[LinkedPr], Fix | Finding, list[int]]:
+    def _issue(self) -> tuple[list[LinkedPr], Fix | FixPlacement, list[int]]:
         path = f"/repos/{self.repo}/issues/{self.number}/timeline"
         fetched = self.prover.fetch(
             lambda: self.client.get_pages(path, {"per_page": 100}, max_pages=5, deadline=self.deadline), "timeline"
@@ -169,7 +168,7 @@ class _Lookup:
         return MergedPr.of(pr.number, data)
 
 
-def _verdict(prover: Prover, finding: Finding, release: str) -> Verdict:
+def _verdict(prover: Prover, finding: FixPlacement, release: str) -> Verdict:
     """The evidence's verdict for `release`; a release that is not a tag of the repository gets none."""
     verdict = finding.verdict(release)
     if verdict != "no" and release not in prover.known_tags():

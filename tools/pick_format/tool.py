@@ -18,8 +18,8 @@ from pathlib import Path
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.hub.client import HubClient, is_repo_id, read_local
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
+from vllm_quant_mcp.knowledge.hub.client import is_repo_id, read_local
 from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, Layers, WeightFamily
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
@@ -91,15 +91,15 @@ def resolve_gpu(kb: KnowledgeBase, text: str) -> tuple[Gpu, list[str]]:
     return found[0], notes
 
 
-def load_model(model: str | ExplicitModel, hub: HubClient | None, local: bool) -> tuple[ModelFacts, list[str]]:
-    """From the figures given, a model directory (only when `local`), else the hub.
+def load_model(model: str | ExplicitModel, ctx: ToolContext) -> tuple[ModelFacts, list[str]]:
+    """From the figures given, a model directory (only when `ctx.local_models`), else the hub.
 
-    Without `local` no path is even looked at, so the answer is the same whether it exists or
+    Without it no path is even looked at, so the answer is the same whether it exists or
     not: a client of a shared server learns nothing of the server's disk.
     """
     if isinstance(model, ExplicitModel):
         return model.to_facts(), ["Model figures were given explicitly; nothing was read from the hub."]
-    if not local:
+    if not ctx.local_models:
         if not is_repo_id(model):
             raise LocalModelRefusedError(
                 f"model {clip(model)} is not a Hugging Face repo id (org/name), and this server reads no model "
@@ -108,7 +108,7 @@ def load_model(model: str | ExplicitModel, hub: HubClient | None, local: bool) -
             )
     elif (path := Path(model).expanduser()).is_dir():
         return facts_from_files(read_local(path)), []
-    files = (hub or HubClient.from_env()).model_files(model)
+    files = ctx.hub.model_files(model)
     return facts_from_files(files), list(files.notes)
 
 
@@ -285,7 +285,7 @@ class _Request:
         return {o.name for o in self.registry.online_quantization if o.kind == "shorthand"}
 
 
-def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None = None) -> PickFormatResult:
+def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
     """Ranked quantization options for the model on `num_gpus` x `gpu` at `tag` (tensor parallel over all GPUs).
 
     checkpoint: any (default) = every way to get weights; as_is = serve the given checkpoint unchanged
@@ -295,10 +295,10 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery, hub: HubClient | None 
     gpu, num_gpus, tag, priority = query.gpu, query.num_gpus, query.tag, query.priority
     context_len, concurrency, checkpoint = query.context_len, query.concurrency, query.checkpoint
     model: str | ExplicitModel = query.model if query.model is not None else query.model_figures  # type: ignore[assignment]
-    kb = load_knowledge()
+    kb = ctx.knowledge
     registry = ctx.registry(tag)
     the_gpu, notes = resolve_gpu(kb, gpu)
-    facts, model_notes = load_model(model, hub, ctx.local_models)
+    facts, model_notes = load_model(model, ctx)
     notes += model_notes
     choice: CheckpointChoice = checkpoint or "any"
     context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)

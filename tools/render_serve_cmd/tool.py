@@ -17,14 +17,12 @@ from vllm_quant_mcp.knowledge.deploy.serve_command import ServeCommandError, Ser
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
-from vllm_quant_mcp.knowledge.hub.client import HubClient
+from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
 from vllm_quant_mcp.knowledge.support.model_input import read_model_facts, shape_for
 from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 
-from .formats import docker_line, k8s_container, python_call, shell_line
 from .models import EnvUse, FlagUse, OutputFormat, RenderQuery, RenderResult
 from .validate import (
     InvalidServeArgsError,
@@ -38,6 +36,7 @@ from .validate import (
     lookup_flag,
     lookup_value,
 )
+from .writers import docker_line, k8s_container, python_call, shell_line
 
 __all__ = ["render_serve_cmd"]
 
@@ -89,11 +88,8 @@ class _Builder:
         return entry
 
 
-def render_serve_cmd(
-    ctx: ToolContext, query: RenderQuery, knowledge: KnowledgeBase | None = None, hub: HubClient | None = None
-) -> RenderResult:
-    """Check every argument against the registry of the tag (and the GPU, for this model, when given), then write
-    the command. The model is read only when a GPU verdict needs it."""
+def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
+    """Check every argument against the registry of the tag (and the GPU, when given), then write the command."""
     q = query
     model, quantization, kv_cache_dtype, gpu, env, fmt = (
         q.model,
@@ -103,14 +99,14 @@ def render_serve_cmd(
         q.env,
         q.format,
     )
-    kb = knowledge or load_knowledge()
+    kb = ctx.knowledge
     registry = ctx.registry(q.tag)
     notes = Notes()
     _check_model(model)
     target = kb.gpus_named(gpu)[0] if gpu is not None and gpu.strip() else None
     extras = _parse_extras(model, q.extra_args or [], registry)
     b = _Builder(ctx, registry, notes)
-    shape = _shape(ctx, q, extras, hub) if target is not None and (quantization or kv_cache_dtype) else None
+    shape = _shape(ctx, q, extras) if target is not None and (quantization or kv_cache_dtype) else None
     if quantization is not None:
         _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras)
     if kv_cache_dtype is not None:
@@ -165,10 +161,10 @@ def render_serve_cmd(
     )
 
 
-def _shape(ctx: ToolContext, q: RenderQuery, extras: list[ServeFlag], hub: HubClient | None) -> AttentionShape:
+def _shape(ctx: ToolContext, q: RenderQuery, extras: list[ServeFlag]) -> AttentionShape:
     """The model as the attention selector reads it, with the selection flags extra_args set."""
     flags = {f.name: f.value or "" for f in extras if f.name.partition(".")[0] in SELECTION_FLAGS}
-    facts, why = read_model_facts(q.model, None, hub, ctx.local_models)
+    facts, why = read_model_facts(q.model, None, ctx.hub, ctx.local_models)
     return shape_for(facts, why, flags)
 
 

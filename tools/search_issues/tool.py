@@ -16,12 +16,11 @@ from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.github.answers import RowRelease
 from vllm_quant_mcp.knowledge.github.deadline import Deadline
-from vllm_quant_mcp.knowledge.github.fixes import Finding, no_release
+from vllm_quant_mcp.knowledge.github.fixes import FixPlacement, no_release
 from vllm_quant_mcp.knowledge.github.kb import facts_about
 from vllm_quant_mcp.knowledge.github.links import item_url, labels
 from vllm_quant_mcp.knowledge.github.live import settled_by_state
 from vllm_quant_mcp.knowledge.github.prover import Prover
-from vllm_quant_mcp.knowledge.github.service import GitHubDeps, default_github
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window
 
@@ -34,7 +33,7 @@ SEARCH_CAP = 1000  # GitHub's search serves no result past the first thousand
 _QUALIFIER = re.compile(r"(?:^|\s)-?(?:repo|org|user|owner):", re.IGNORECASE)
 
 
-def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps | None = None) -> IssueSearch:
+def search_issues(ctx: ToolContext, query: SearchIssuesQuery) -> IssueSearch:
     """GitHub's issue search in the default repository; `since` (YYYY-MM-DD) filters on creation date.
 
     A page is one of GitHub's pages (per_page = limit), so the cursor is only good with the same limit.
@@ -42,7 +41,7 @@ def search_issues(ctx: ToolContext, query: SearchIssuesQuery, github: GitHubDeps
     window = Window.of(query, "search_issues", query.limit, ignore=())
     limit = query.limit
     state, label, since, repo = query.state, query.label, query.since, None
-    deps = github or default_github()
+    deps = ctx.github
     repo_name = deps.settings.check_repo(repo)
     q = f"repo:{repo_name} {_search_terms(query.query)}"
     if state is not None:
@@ -106,7 +105,7 @@ def _row(prover: Prover, item: dict[str, Any]) -> IssueRow:
         finding = prover.curated([number])
         if finding is not None:
             detail = f"{finding.first.detail}; lookup_issue proves it"
-            finding = Finding(finding.first.model_copy(update={"detail": detail}))
+            finding = FixPlacement(finding.first.model_copy(update={"detail": detail}))
     if finding is None:
         finding = no_release(f"not proven here: lookup_issue(number={number}) proves its first release", "unknown")
     return IssueRow(

@@ -7,7 +7,6 @@ observations of the real wheel, each reported where the source's selection disag
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.facts.verify import VerifyReport, verify, with_results
 from vllm_quant_mcp.knowledge.support.claims import kv_limit_claims
 from vllm_quant_mcp.knowledge.support.observed import observation_claims
@@ -19,7 +18,7 @@ from .models import VerifyQuery
 __all__ = ["verify_knowledge"]
 
 
-def verify_knowledge(ctx: ToolContext, query: VerifyQuery, knowledge: KnowledgeBase | None = None) -> VerifyReport:
+def verify_knowledge(ctx: ToolContext, query: VerifyQuery) -> VerifyReport:
     """Every claim checked against every known registry; with `tags`, only the claims that speak of them.
 
     A "since v0.28.0" claim needs every release from there on (and the one before), so the
@@ -27,7 +26,7 @@ def verify_knowledge(ctx: ToolContext, query: VerifyQuery, knowledge: KnowledgeB
     """
     tags = query.tags
     known = sorted(ctx.store.known_tags(), key=tag_key)
-    kb = knowledge or load_knowledge()
+    kb = ctx.knowledge
     registries = {tag: ctx.registry(tag) for tag in known}
     claims = [*kv_limit_claims(kb, registries), *observation_claims(kb, registries)]
     report = with_results(verify(kb, registries, known), claims)

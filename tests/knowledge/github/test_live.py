@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vllm_quant_mcp.knowledge.github.fixes import Finding
+from vllm_quant_mcp.knowledge.github.fixes import FixPlacement
 from vllm_quant_mcp.knowledge.github.live import Fix, MergedPr, fix_of_issue, fix_of_pr, settled_by_state
 
 TEST_MERGE = "6caa3a586789ef4950681699eb770642a58355b1"
@@ -19,11 +19,11 @@ def pull(number: int, merged: bool, **fields: Any) -> MergedPr:
 
 def test_an_open_prs_test_merge_is_never_the_fix_and_it_is_in_no_release() -> None:
     outcome = fix_of_pr(1009, "open", pull(1009, merged=False), None)
-    assert isinstance(outcome, Finding)
+    assert isinstance(outcome, FixPlacement)
     assert (outcome.first.released, outcome.first.fix_commit, outcome.verdict("v0.22.0")) == ("no", None, "no")
     assert "test merge, never a fix" in outcome.first.detail
     closed = fix_of_pr(1012, "closed", pull(1012, merged=False), None)
-    assert isinstance(closed, Finding) and "was closed without merging" in closed.first.detail
+    assert isinstance(closed, FixPlacement) and "was closed without merging" in closed.first.detail
 
 
 def test_a_merged_pr_is_proven_by_its_merge_commit_and_its_base_branch() -> None:
@@ -44,7 +44,7 @@ def issue(state: str, reason: str | None = None) -> dict[str, Any]:
 def test_an_open_issue_is_in_no_release_even_with_a_merged_pr_into_a_release_branch() -> None:
     merged = pull(1007, merged=True, base={"ref": "releases/v0.19.0"})
     outcome = fix_of_issue(2001, issue("open"), [merged], [], None)
-    assert isinstance(outcome, Finding) and outcome.verdict("v0.19.2") == "no"
+    assert isinstance(outcome, FixPlacement) and outcome.verdict("v0.19.2") == "no"
     assert outcome.first.detail == (
         "issue #2001 is open: not fixed in any release; merged closing PRs #1007 (into releases/v0.19.0) "
         "did not close it"
@@ -53,13 +53,13 @@ def test_an_open_issue_is_in_no_release_even_with_a_merged_pr_into_a_release_bra
 
 def test_closed_as_not_planned_is_not_fixed() -> None:
     outcome = fix_of_issue(2009, issue("closed", "not_planned"), [], [], MERGED)
-    assert isinstance(outcome, Finding)
+    assert isinstance(outcome, FixPlacement)
     assert (outcome.first.released, outcome.first.detail) == ("no", "issue #2009 was closed as not planned: not fixed")
 
 
 def test_closed_with_nothing_merged_that_closes_it_has_no_provable_release_and_says_why() -> None:
     outcome = fix_of_issue(2011, issue("closed", "completed"), [], [1011, 1012, 1013], None)
-    assert isinstance(outcome, Finding) and outcome.first.released == "unknown"
+    assert isinstance(outcome, FixPlacement) and outcome.first.released == "unknown"
     assert outcome.first.detail == (
         "issue #2011 was closed (completed) but linked PRs #1011, #1012, #1013 not merged and no commit of this "
         "repository closed it: no release can be proven"

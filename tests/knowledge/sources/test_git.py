@@ -79,7 +79,6 @@ def test_git_source_serves_a_tag_already_fetched_without_the_remote(upstream: Pa
     (tmp_path / "first").mkdir()
     GitSource(str(upstream), repo_dir).fetch("v0.6.3", tmp_path / "first")
     offline = GitSource("http://127.0.0.1:9/vllm.git", repo_dir)
-    assert offline.has_tag("v0.6.3")
     (tmp_path / "second").mkdir()
     offline.fetch("v0.6.3", tmp_path / "second")
     assert fetched_files(tmp_path / "second") == top_level_python("0.6.3")

@@ -17,7 +17,7 @@ from support.releases import CACHE, WHEELS, sdist, wheel
 
 from vllm_quant_mcp.knowledge.errors import ChecksumError, NetworkError, ReleaseNotFoundError, SourceError
 from vllm_quant_mcp.knowledge.sources.archive import UnsafeArchiveError, extract_tar
-from vllm_quant_mcp.knowledge.sources.index import IndexFile
+from vllm_quant_mcp.knowledge.sources.package_index import IndexFile
 from vllm_quant_mcp.knowledge.sources.pypi import PypiSource
 from vllm_quant_mcp.knowledge.sources.wheel import WheelSource, choose_wheel
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,11 @@ FIX = "7d98953f3abebe75fe6dfef215bdd1800bba71be"
 
 
 def lookup_issue(ctx: ToolContext, number: Any, github: GitHubDeps, **options: Any) -> IssueLookup:
-    return run_lookup(ctx, LookupIssueQuery(number=number, **options), github=github)
+    return run_lookup(replace(ctx, make_github=lambda _kb: github), LookupIssueQuery(number=number, **options))
 
 
 def search_issues(ctx: ToolContext, query: str, github: GitHubDeps, **options: Any) -> IssueSearch:
-    return run_search(ctx, SearchIssuesQuery(query=query, **options), github=github)
+    return run_search(replace(ctx, make_github=lambda _kb: github), SearchIssuesQuery(query=query, **options))
 
 
 def serve_world(api: GitHubApi) -> None:

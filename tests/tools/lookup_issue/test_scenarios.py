@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 def ask(ctx: ToolContext, deps: GitHubDeps, number: int, tag: str | None = None) -> IssueLookup:
-    return lookup_issue(ctx, LookupIssueQuery(number=number, tag=tag), github=deps)
+    return lookup_issue(replace(ctx, make_github=lambda _kb: deps), LookupIssueQuery(number=number, tag=tag))
 
 
 def assert_accounted_for(first: FirstRelease, known: set[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,10 @@ def hub(server: HubServer, tmp_path: Path) -> HubClient:
 def pick_format(
     ctx: ToolContext, gpu: str, model: str | ExplicitModel, hub: HubClient | None = None, **options: Any
 ) -> PickFormatResult:
-    """The tool called the way a client spells it: a repo id, a directory or explicit figures."""
+    """The tool called the way a client spells it: a repo id, a directory or explicit figures; `hub` the context's."""
     which = "model_figures" if isinstance(model, ExplicitModel) else "model"
-    return run_pick(ctx, PickFormatQuery(gpu=gpu, **{which: model}, **options), hub=hub)
+    called = ctx if hub is None else replace(ctx, make_hub=lambda: hub)
+    return run_pick(called, PickFormatQuery(gpu=gpu, **{which: model}, **options))
 
 
 def _top(result: PickFormatResult) -> tuple[str, str]:
