@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu, Observation
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
-from vllm_quant_mcp.knowledge.facts.predicates import Evidence as ClaimEvidence
+from vllm_quant_mcp.knowledge.facts.predicates import RegistryEvidence
 from vllm_quant_mcp.knowledge.facts.verify import ClaimResult
 from vllm_quant_mcp.knowledge.registry.matrix import Mode, Verdict
 from vllm_quant_mcp.knowledge.registry.model import Registry
@@ -130,7 +130,7 @@ def observation_claims(kb: KnowledgeBase, registries: Mapping[str, Registry]) ->
                 + (f" via {source.via}" if source.via else "")
                 + f"; {o.provenance()}: {o.summary}",
                 evidence=[
-                    ClaimEvidence(
+                    RegistryEvidence(
                         tag=o.tag,
                         path=where.path if where else None,
                         line=where.line if where else None,
