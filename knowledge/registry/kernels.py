@@ -15,7 +15,16 @@ from pydantic import Field
 from .entry import Entry, Frozen
 from .matrix import Check, Verdict
 
-__all__ = ["KernelList", "KernelOutcome", "KernelSelection", "KernelVerdict", "LinearBackend", "LinearKernelSupport"]
+__all__ = [
+    "KernelList",
+    "KernelOutcome",
+    "KernelSelection",
+    "KernelSupport",
+    "KernelVerdict",
+    "LinearBackend",
+    "MoeOutcome",
+    "MoeSelection",
+]
 
 
 class KernelVerdict(Frozen):
@@ -69,10 +78,32 @@ class KernelSelection(Entry):
     outcomes: list[KernelOutcome]
 
 
-class LinearKernelSupport(Frozen):
+class MoeOutcome(Frozen):
+    """What an oracle does on these capabilities and parallel layout: the backend and expert class, or why none."""
+
+    capabilities: list[str]
+    parallel: str = Field(description="tp (no expert parallelism) or ep<N> (--enable-expert-parallel over N GPUs).")
+    verdict: Verdict
+    backend: str | None = Field(default=None, description="The MoE backend enum member picked.")
+    experts: str | None = Field(default=None, description="The expert class that accepted the config.")
+    considered: list[KernelVerdict] = Field(description="`BACKEND: ExpertClass` in the order walked, up to the pick.")
+    order: list[str] = Field(default=[], description="The priority list as walked on this GPU.")
+    reordered: Check | None = None
+
+
+class MoeSelection(Entry):
+    """`name` is a MoE scheme (`fp8-tensor`, `nvfp4`); provenance is the oracle's select function."""
+
+    scheme: str
+    outcomes: list[MoeOutcome]
+
+
+class KernelSupport(Frozen):
     assumptions: list[str] = Field(default=[], description="What every answer here assumes of the run.")
     lists: list[KernelList] = []
     backends: list[LinearBackend] = Field(
         default=[], description="--linear-backend values (_LINEAR_BACKEND_KERNEL_MAP)."
     )
     selections: list[KernelSelection] = []
+    moe_assumptions: list[str] = []
+    moe: list[MoeSelection] = []

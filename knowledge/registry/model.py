@@ -20,7 +20,7 @@ from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 from .entry import Entry, Frozen
-from .kernels import LinearKernelSupport
+from .kernels import KernelSupport
 from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
@@ -128,9 +128,7 @@ class Registry(Frozen):
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
     attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
-    linear_kernels: Annotated[LinearKernelSupport, Extractor("kernels.matrix", "extract_linear_kernels")] = (
-        LinearKernelSupport()
-    )
+    kernels: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

@@ -29,7 +29,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.extract.engine.modules import ClassRef, Modules
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, is_static, line, literal, text
 
 __all__ = [
     "CAPABILITY",
@@ -405,8 +405,11 @@ class Interpreter:
 
     def _bind(self, fn: _Function, frame: _Frame, args: list[Any], kwargs: dict[str, Any]) -> None:
         positional = list(args)
+        # A @staticmethod whose first parameter is named cls (MoE experts' is_supported_config) is handed its class
+        # positionally when called through another class: the argument wins over the class it was looked up on.
+        static = bool(positional) and fn.node.parent is not None and is_static(fn.node.parent)
         for name, default in self._parameters(fn):
-            if name in ("cls", "self") and fn.bound is not None and not frame.locals:
+            if name in ("cls", "self") and fn.bound is not None and not frame.locals and not static:
                 frame.locals[name] = fn.bound
             elif positional:
                 frame.locals[name] = positional.pop(0)
@@ -478,6 +481,8 @@ class Interpreter:
             return
         elif kind == "for_statement":
             self._for(stmt, frame)
+        elif kind == "function_definition" and (name := stmt.child_by_field_name("name")) is not None:
+            frame.locals[text(name)] = _Function(frame.path, stmt)  # a helper defined inside (MoE's _move_to_front)
         else:
             raise _Raise(Reason(f"{kind} is beyond this reading of the source", frame.path, line(stmt)))
 
@@ -602,10 +607,15 @@ class Interpreter:
         target, iterable = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
         body = stmt.child_by_field_name("body")
         items = self._expr(iterable, frame) if iterable is not None else None
-        if target is None or body is None or target.type != "identifier" or not isinstance(items, list | tuple):
+        unpacked = target is not None and target.type in ("pattern_list", "tuple_pattern")
+        if target is None or body is None or not (target.type == "identifier" or unpacked):
             raise _Raise(Reason("a loop over values the source computes at run time", frame.path, line(stmt)))
+        if not isinstance(items, list | tuple) or (unpacked and not all(isinstance(i, tuple) for i in items)):
+            raise _Raise(Reason("a loop over values the source computes at run time", frame.path, line(stmt)))
+        names = [text(n) for n in target.named_children] if unpacked else [text(target)]
         for item in items:
-            frame.locals[text(target)] = item
+            for name, value in zip(names, item if unpacked else (item,), strict=False):  # `for module, attr in pairs`
+                frame.locals[name] = value
             self._block(body, frame)
 
     def _import(self, stmt: tree_sitter.Node, frame: _Frame) -> None:
@@ -704,8 +714,8 @@ class Interpreter:
             return None
         if kind == "identifier":
             return self._name(node, frame)
-        if kind == "parenthesized_expression":
-            return self._expr(node.named_children[0], frame)
+        if kind == "parenthesized_expression":  # a comment may open it: `(  # unquantized ...`
+            return self._expr(next(c for c in node.named_children if c.type != "comment"), frame)
         if kind in ("list", "tuple", "set", "expression_list"):
             items: list[Any] = []
             for child in node.named_children:
@@ -780,7 +790,7 @@ class Interpreter:
             return self._super_attr(obj, attr, node)
         if isinstance(obj, str) and attr in _KNOWN_STR_METHODS:
             return _Builtin(getattr(obj, attr))
-        if isinstance(obj, list) and attr in ("append", "insert", "extend", "remove", "index", "copy"):
+        if isinstance(obj, list) and attr in ("append", "insert", "extend", "remove", "index", "copy", "pop"):
             return _Builtin(getattr(obj, attr))
         if isinstance(obj, dict) and attr in ("get", "keys", "values", "items"):
             method = getattr(obj, attr)
@@ -902,7 +912,20 @@ class Interpreter:
             return _Builtin(lambda value, device_id=0: cap.to_int() == _as_int(value))
         if attr == "is_device_capability_family":
             return _Builtin(lambda value, device_id=0: cap.to_int() // 10 == _as_int(value) // 10)
+        found = self._platform_method(platform, attr)
+        if found is not None:  # e.g. CudaPlatformBase.supports_fp8: `cls.has_device_capability(89)`, cls the platform
+            return found
         return _unknown(f"current_platform.{attr}() is decided on the machine", frame.path, node)
+
+    def _platform_method(self, platform: _Platform, attr: str) -> _Function | None:
+        """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform."""
+        path = f"vllm/platforms/{platform.kind}.py"
+        index = self.modules.index(path)
+        for name, node in index.classes.items() if index is not None else []:
+            found = self.modules.method(ClassRef(path, name, node), attr, depth=0)
+            if found is not None:
+                return _Function(path, _definition(found[1]), cast(Any, platform), found[0])
+        return None
 
     def _call_expr(self, node: tree_sitter.Node, frame: _Frame) -> Any:
         fn_node = node.child_by_field_name("function")

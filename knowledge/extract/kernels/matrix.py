@@ -8,11 +8,15 @@ keyed by platform) and `vllm/model_executor/layers/quantization/kernels/{mixed_p
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
 from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Member, Modules, Scope, Shared, class_ref
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
+from vllm_quant_mcp.knowledge.extract.kernels.moe import ASSUMED as MOE_ASSUMED
+from vllm_quant_mcp.knowledge.extract.kernels.moe import MOE_SCHEMES, ORACLE, PARALLEL, MoeSelector
 from vllm_quant_mcp.knowledge.extract.kernels.schemes import SCHEMES
 from vllm_quant_mcp.knowledge.extract.kernels.select import KernelSelector
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
@@ -20,12 +24,16 @@ from vllm_quant_mcp.knowledge.registry.kernels import (
     KernelList,
     KernelOutcome,
     KernelSelection,
+    KernelSupport,
     LinearBackend,
-    LinearKernelSupport,
+    MoeOutcome,
+    MoeSelection,
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-__all__ = ["LINEAR", "extract_linear_kernels"]
+__all__ = ["LINEAR", "extract_kernels"]
+
+_Outcome = TypeVar("_Outcome", KernelOutcome, MoeOutcome)
 
 LINEAR = "vllm/model_executor/kernels/linear/__init__.py"
 _OLD = "vllm/model_executor/layers/quantization/kernels"
@@ -43,11 +51,11 @@ ASSUMED = (
 
 
 @per_tree
-def extract_linear_kernels(tree: SourceTree) -> Extracted[LinearKernelSupport]:
+def extract_kernels(tree: SourceTree) -> Extracted[KernelSupport]:
     locations = _locations(tree)
     if not locations:
         return Extracted(
-            LinearKernelSupport(),
+            KernelSupport(),
             note=f"Neither {LINEAR} nor {_OLD}/ is in this release: its linear kernels are chosen inside each "
             "quantization method, with no candidate lists to replay.",
         )
@@ -96,13 +104,36 @@ def extract_linear_kernels(tree: SourceTree) -> Extracted[LinearKernelSupport]:
                 outcomes=outcomes,
             )
         )
-    support = LinearKernelSupport(
+    support = KernelSupport(
         assumptions=[ASSUMED],
         lists=[entry for entry, _ in lists.values()],
         backends=backends,
         selections=selections,
+        moe_assumptions=[MOE_ASSUMED] if tree.exists(f"{ORACLE}/__init__.py") else [],
+        moe=_moe(tree, MoeSelector(selector, constants)),
     )
     return Extracted(support)
+
+
+def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
+    """Per MoE scheme whose oracle this release has, the backend picked per GPU and parallel layout."""
+    found: list[MoeSelection] = []
+    for scheme in MOE_SCHEMES:
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = selector.modules.index(path)
+        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        if select is None:
+            continue
+        outcomes: list[MoeOutcome] = []
+        for parallel in PARALLEL:
+            for cap in CUDA_GRID:
+                outcome = selector.select(scheme, parallel, cap)
+                if outcome is not None:
+                    outcomes = _grouped(outcomes, outcome)
+        if outcomes:
+            at = tree.provenance(path, line(select))
+            found.append(MoeSelection(name=scheme.name, provenance=at, scheme=scheme.words, outcomes=outcomes))
+    return found
 
 
 def _locations(tree: SourceTree) -> dict[str, tuple[str, str]]:
@@ -131,7 +162,7 @@ def _backend_map(tree: SourceTree, modules: Modules, selector: KernelSelector) -
     return backends
 
 
-def _grouped(outcomes: list[KernelOutcome], outcome: KernelOutcome) -> list[KernelOutcome]:
+def _grouped(outcomes: list[_Outcome], outcome: _Outcome) -> list[_Outcome]:
     """GPUs that meet the same outcome (same backend, same walk) share one entry."""
     key = _key(outcome)
     for i, known in enumerate(outcomes):
@@ -141,5 +172,5 @@ def _grouped(outcomes: list[KernelOutcome], outcome: KernelOutcome) -> list[Kern
     return [*outcomes, outcome]
 
 
-def _key(outcome: KernelOutcome) -> str:
+def _key(outcome: KernelOutcome | MoeOutcome) -> str:
     return str(outcome.model_dump_json(exclude={"capabilities"}))

@@ -26,7 +26,9 @@ __all__ = ["HUMMING_RULE", "KernelSelector"]
 
 HUMMING_RULE = "vllm/model_executor/layers/quantization/utils/humming/priority.py"
 _PROBE = re.compile(r"\b(has_\w+)\(\)")
-_PROBE_WORDS = ("find_spec",)
+_PROBE_WORDS = ("find_spec", "import_module(", "hasattr(mod")
+# How vLLM asks for an optional package and its API: answered "present" by the interpreters that assume it installed.
+_PROBE_CALLS = ("find_spec(", "import_module(module_name)", "hasattr(mod, ")
 _UTILS = ("vllm/utils/import_utils.py", "vllm/utils/flashinfer.py", "vllm/utils/deep_gemm.py")
 
 
@@ -38,8 +40,8 @@ class KernelSelector:
         # Two sets of lookups: the interpreters that answer package probes as present must not share cached
         # results with those that leave them open.
         self.shared = constants.shared
-        self._installed = Shared()
-        constants.seed(self._installed)
+        self.installed = Shared()
+        constants.seed(self.installed)
         self.env = env
         self.humming = humming  # whether the resolver calls prioritize_humming at this tag
         self.paths: set[str] = set()  # the candidates' modules, whose own package probes count too
@@ -51,7 +53,7 @@ class KernelSelector:
         key = (cap, installed)
         if key not in self._interpreters:
             forced = self._probe_sites() if installed else {}
-            shared = self._installed if installed else self.shared
+            shared = self.installed if installed else self.shared
             self._interpreters[key] = Interpreter(self.modules, "cuda", cap, self.env, shared, forced=forced)
         return self._interpreters[key]
 
@@ -112,10 +114,13 @@ class KernelSelector:
             return candidates, None
         moved = list(candidates)
         moved.insert(marlin, moved.pop(humming))
+        return moved, self.humming_rule()
+
+    def humming_rule(self) -> Check:
         index = self.modules.index(HUMMING_RULE)
         node = index.functions.get("prioritize_humming") if index is not None else None
         at = line(node) if node is not None else 1
-        return moved, Check(why="prioritize_humming: Humming ahead of Marlin on this GPU", path=HUMMING_RULE, line=at)
+        return Check(why="prioritize_humming: Humming ahead of Marlin on this GPU", path=HUMMING_RULE, line=at)
 
     def verdict(self, scheme: str, list_name: str, ref: ClassRef, config: dict[str, Any], cap: Cap) -> KernelVerdict:
         everywhere = self._checks.get((scheme, ref.path, ref.name, None))
@@ -154,17 +159,27 @@ class KernelSelector:
     def _ask(
         self, ref: ClassRef, method: str, config: dict[str, Any], cap: Cap
     ) -> tuple[KernelVerdict, bool, list[str]]:
-        """One check: its verdict, whether it asked for the GPU, and the packages it assumed installed."""
+        """is_supported(capability) / can_implement(config) / get_min_capability(), by the method's own names."""
         found = self.modules.method(ref, method)
-        if found is None:
-            return KernelVerdict(kernel=ref.name, verdict="yes"), False, []
-        owner, node = found
-        names = [p for p in parameters(node) if p not in ("self", "cls")]
+        names = [p for p in parameters(found[1]) if p not in ("self", "cls")] if found is not None else []
         kwargs: dict[str, Any] = {}
         if method == "is_supported" and names:
             kwargs[names[0]] = cap.to_int()
         elif method == "can_implement" and names:
             kwargs[names[0]] = Obj(what=names[0], attrs=dict(config))
+        return self.ask(ref, method, kwargs, cap)
+
+    def ask(
+        self, ref: ClassRef, method: str, kwargs: dict[str, Any], cap: Cap
+    ) -> tuple[KernelVerdict, bool, list[str]]:
+        """One check: its verdict, whether it asked for the GPU, and the packages it assumed installed."""
+        found = self.modules.method(ref, method)
+        if found is None and method == "is_supported_config":  # the oracle's check must exist: its base is not source
+            why = f"{ref.name}.{method} is not in the tree"
+            return KernelVerdict(kernel=ref.name, verdict="conditional", checks=[_check(why, ref.path, 1)]), False, []
+        if found is None:
+            return KernelVerdict(kernel=ref.name, verdict="yes"), False, []
+        owner, node = found
         it = self.interpreter(cap)
         value = it.call_method(ref, method, **kwargs)
         asked = it.asked_gpu or method == "is_supported"  # it is handed the capability: its answer is per GPU
@@ -203,7 +218,7 @@ class KernelSelector:
             if index is None:
                 continue
             for at, source in enumerate(text(index.root).splitlines(), start=1):
-                if "find_spec(" in source:
+                if any(probe in source for probe in _PROBE_CALLS):
                     sites[(path, at)] = object()  # a present module's spec: truthy, not None
         return sites
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_linear_kernels
-from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, LinearKernelSupport
+from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernels
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSupport, MoeOutcome
 
 
-def _support(version: str) -> LinearKernelSupport:
-    return extract_linear_kernels(release_tree(version)).entries
+def _support(version: str) -> KernelSupport:
+    return extract_kernels(release_tree(version)).entries
 
 
-def _outcome(support: LinearKernelSupport, scheme: str, cap: str, backend: str = "auto") -> KernelOutcome:
+def _outcome(support: KernelSupport, scheme: str, cap: str, backend: str = "auto") -> KernelOutcome:
     selection = next(s for s in support.selections if s.name == scheme)
     return next(o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == backend)
 
@@ -27,7 +27,7 @@ def _source_line(version: str, path: str, line: int) -> str:
 
 
 def test_a_release_before_the_kernel_lists_says_so_instead_of_listing_no_kernels() -> None:
-    extracted = extract_linear_kernels(release_tree("0.4.1"))
+    extracted = extract_kernels(release_tree("0.4.1"))
     assert extracted.entries.lists == [] and extracted.note is not None and "no candidate lists" in extracted.note
 
 
@@ -107,3 +107,34 @@ def test_nvfp4_linear_at_v0_33_0_uses_flashinfer_cutedsl_on_b200_and_is_conditio
     assert h100.verdict == "conditional"
     cutlass = next(v for v in h100.considered if v.kernel == "CutlassNvFp4LinearKernel")
     assert cutlass.verdict == "conditional" and "cutlass_scaled_mm_supports_fp4" in cutlass.checks[0].why
+
+
+def _moe(support: KernelSupport, scheme: str, cap: str, parallel: str) -> MoeOutcome:
+    selection = next(s for s in support.moe if s.name == scheme)
+    return next(o for o in selection.outcomes if cap in o.capabilities and o.parallel == parallel)
+
+
+def test_fp8_moe_on_h200_at_v0_26_0_is_triton_as_vllm_logged_and_marlin_on_a100() -> None:
+    support = _support("0.26.0")
+    h200 = _moe(support, "fp8-tensor", "9.0", "tp")
+    assert (h200.verdict, h200.backend, h200.experts) == ("yes", "TRITON", "TritonExperts")
+    assert h200.order[0] == "AITER" and "VLLM_CUTLASS" not in h200.order  # dropped: allow_vllm_cutlass is False
+    refused = {v.kernel.split(":")[0] for v in h200.considered if v.verdict == "no"}
+    assert {"AITER", "FLASHINFER_TRTLLM", "FLASHINFER_CUTLASS", "DEEPGEMM"} <= refused
+    assert _moe(support, "fp8-tensor", "8.0", "tp").backend == "MARLIN"
+
+
+def test_block_fp8_moe_on_h100_at_v0_26_0_prefers_triton_for_tp_and_flashinfer_cutlass_with_expert_parallel() -> None:
+    support = _support("0.26.0")
+    assert _moe(support, "fp8-block", "9.0", "tp").backend == "TRITON"
+    assert _moe(support, "fp8-block", "9.0", "ep8").backend == "FLASHINFER_CUTLASS"
+
+
+def test_nvfp4_moe_at_v0_33_0_is_marlin_on_h100_and_flashinfer_trtllm_on_b200_with_or_without_expert_parallel() -> None:
+    support = _support("0.33.0")
+    for parallel in ("tp", "ep8"):
+        h100 = _moe(support, "nvfp4", "9.0", parallel)
+        assert h100.backend == "MARLIN" and h100.reordered is not None  # Humming ahead of Marlin, left open
+        assert [v.kernel.split(":")[0] for v in h100.considered if v.verdict == "conditional"] == ["HUMMING"]
+        b200 = _moe(support, "nvfp4", "10.0", parallel)
+        assert (b200.verdict, b200.backend) == ("yes", "FLASHINFER_TRTLLM")
