@@ -28,6 +28,7 @@ __all__ = [
     "AnyEntry",
     "BackendEntry",
     "Backends",
+    "BuildPin",
     "CliFlag",
     "Entry",
     "EnvVar",
@@ -108,6 +109,14 @@ class PlatformQuantization(Entry):
     methods: list[str]
 
 
+class BuildPin(Entry):
+    """A package a release installs with it: `name` as PyPI spells it, provenance its requirements line."""
+
+    requirement: str = Field(description="The line as written, e.g. humming-kernels[cu13]==0.1.19.")
+    platform: str = Field(description="The requirements file: common (every platform), cuda, rocm.")
+    marker: str | None = None
+
+
 # Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
 AnyEntry = QuantizationMethod | CliFlag | EnvVar | PlatformQuantization | OnlineQuantEntry | Entry
 
@@ -128,6 +137,7 @@ class Registry(Frozen):
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
     attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
+    build_pins: Annotated[list[BuildPin], Extractor("build", "extract_build_pins")] = []
     kernels: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
     notes: dict[str, str] = Field(
         default={},

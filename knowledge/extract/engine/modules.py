@@ -188,15 +188,15 @@ class Modules:
         if index is None:
             return None
         if alias in index.imports:  # from a.b import c as mk
-            dotted, module = index.imports[alias]
-            target = self.module_path(f"{dotted}.{module}", path)
+            dotted, submodule = index.imports[alias]
+            target = self.module_path(f"{dotted}.{submodule}", path)
             return self.find_class(name, target) if target is not None else None
         for stmt in index.root.named_children:
             for imported in stmt.named_children if stmt.type == "import_statement" else []:
                 given = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
-                module = imported.child_by_field_name("name") if given is not None else None
-                if given is not None and module is not None and text(given) == alias:
-                    target = self.module_path(text(module), path)
+                dotted_name = imported.child_by_field_name("name") if given is not None else None
+                if given is not None and dotted_name is not None and text(given) == alias:
+                    target = self.module_path(text(dotted_name), path)
                     return self.find_class(name, target) if target is not None else None
         return None
 

@@ -165,11 +165,13 @@ def _backend_map(tree: SourceTree, modules: Modules, selector: KernelSelector) -
 def _grouped(outcomes: list[_Outcome], outcome: _Outcome) -> list[_Outcome]:
     """GPUs that meet the same outcome (same backend, same walk) share one entry."""
     key = _key(outcome)
-    for i, known in enumerate(outcomes):
+    for i in range(len(outcomes)):
+        known: _Outcome = outcomes[i]
         if _key(known) == key:
             outcomes[i] = known.model_copy(update={"capabilities": [*known.capabilities, *outcome.capabilities]})
             return outcomes
-    return [*outcomes, outcome]
+    outcomes.append(outcome)
+    return outcomes
 
 
 def _key(outcome: KernelOutcome | MoeOutcome) -> str:

@@ -136,19 +136,17 @@ class KernelSelector:
         """The kernel's verdict and whether reaching it asked for the GPU."""
         asked = False
         conditions: list[str] = []
-        accepted: list[Check] = []
-        for method in ("get_min_capability",) if list_name == MP_LIST else ("is_supported",):
-            found = self.modules.method(ref, method)
-            if found is None and method == "is_supported":
-                method, found = "get_min_capability", self.modules.method(ref, "get_min_capability")
-            if found is None:
-                continue
+        # The mixed-precision chooser compares get_min_capability(); the others ask is_supported(capability), and
+        # an older scaled-mm kernel without it is compared by get_min_capability() too.
+        method = "get_min_capability" if list_name == MP_LIST else "is_supported"
+        if self.modules.method(ref, method) is None:
+            method = "get_min_capability"
+        if self.modules.method(ref, method) is not None:
             outcome, gpu, needs = self._ask(ref, method, {}, cap)
             asked = asked or gpu
             conditions += needs
             if outcome.verdict != "yes":
                 return outcome, asked
-            accepted += outcome.checks
         outcome, gpu, needs = self._ask(ref, "can_implement", config, cap)
         asked = asked or gpu
         conditions += needs
