@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from vllm_quant_mcp.knowledge.extract.result import Extracted
-from vllm_quant_mcp.knowledge.registry.model import BuildPin
+from vllm_quant_mcp.knowledge.registry.model import BuildPin, BuildPins
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 __all__ = ["PACKAGES", "REQUIREMENTS", "extract_build_pins"]
@@ -24,10 +24,12 @@ _PIN = re.compile(
 )
 
 
-def extract_build_pins(tree: SourceTree) -> Extracted[list[BuildPin]]:
+def extract_build_pins(tree: SourceTree) -> Extracted[BuildPins]:
     present = [path for path in REQUIREMENTS if tree.exists(path)]
     if not present:
-        return Extracted([], note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins.")
+        return Extracted(
+            BuildPins(), note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins."
+        )
     pins: list[BuildPin] = []
     for path in present:
         platform = path.rsplit("/", 1)[-1].removesuffix(".txt")
@@ -44,4 +46,4 @@ def extract_build_pins(tree: SourceTree) -> Extracted[list[BuildPin]]:
                     marker=(found["marker"] or "").strip() or None,
                 )
             )
-    return Extracted(pins)
+    return Extracted(BuildPins(pins=pins))

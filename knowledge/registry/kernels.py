@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from vllm_quant_mcp.knowledge.sources.tree import Provenance
+
 from .entry import Entry, Frozen
 from .matrix import Check, Verdict
 
@@ -64,13 +66,22 @@ class KernelList(Entry):
     kernels: list[str]
 
 
-class LinearBackend(Entry):
+class _Located(Frozen):
+    """Named and located like an Entry, but not a registry kind: the tool listing names every kind, and its budget
+    leaves room for one more; these are reached through the kernel judgements instead (knowledge/support/kernels.py).
+    """
+
+    name: str
+    provenance: Provenance
+
+
+class LinearBackend(_Located):
     """A `--linear-backend` value: `name` is the value, `kernels` the classes it narrows a list to."""
 
     kernels: list[str]
 
 
-class KernelSelection(Entry):
+class KernelSelection(_Located):
     """`name` is a scheme (e.g. `fp8-w8a8-tensor`, `gptq-w4a16`); provenance is the list the walk reads."""
 
     scheme: str = Field(description="The scheme in words: weight and activation dtypes, group size, symmetry.")
@@ -91,7 +102,7 @@ class MoeOutcome(Frozen):
     reordered: Check | None = None
 
 
-class MoeSelection(Entry):
+class MoeSelection(_Located):
     """`name` is a MoE scheme (`fp8-tensor`, `nvfp4`); provenance is the oracle's select function."""
 
     scheme: str
@@ -99,8 +110,9 @@ class MoeSelection(Entry):
 
 
 class KernelSupport(Frozen):
+    """The selections walked over the `kernels` kind's lists, per scheme and GPU (linear) and parallel layout (MoE)."""
+
     assumptions: list[str] = Field(default=[], description="What every answer here assumes of the run.")
-    lists: list[KernelList] = []
     backends: list[LinearBackend] = Field(
         default=[], description="--linear-backend values (_LINEAR_BACKEND_KERNEL_MAP)."
     )

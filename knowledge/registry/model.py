@@ -20,7 +20,7 @@ from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 from .entry import Entry, Frozen
-from .kernels import KernelSupport
+from .kernels import KernelList, KernelSupport
 from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "BackendEntry",
     "Backends",
     "BuildPin",
+    "BuildPins",
     "CliFlag",
     "Entry",
     "EnvVar",
@@ -109,12 +110,20 @@ class PlatformQuantization(Entry):
     methods: list[str]
 
 
-class BuildPin(Entry):
+class BuildPin(Frozen):
     """A package a release installs with it: `name` as PyPI spells it, provenance its requirements line."""
 
+    name: str
+    provenance: Provenance
     requirement: str = Field(description="The line as written, e.g. humming-kernels[cu13]==0.1.19.")
     platform: str = Field(description="The requirements file: common (every platform), cuda, rocm.")
     marker: str | None = None
+
+
+class BuildPins(Frozen):
+    """Not a kind (the tool listing's budget): read by the kernel judgements, shown with the registry."""
+
+    pins: list[BuildPin] = []
 
 
 # Any one entry, typed by kind, so serialising a mixed list keeps each kind's own fields.
@@ -137,8 +146,9 @@ class Registry(Frozen):
     platforms: Annotated[list[PlatformQuantization], Extractor("platforms", "extract_platforms")] = []
     attention: Annotated[AttentionSupport, Extractor("attention.matrix", "extract_attention")] = AttentionSupport()
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
-    build_pins: Annotated[list[BuildPin], Extractor("build", "extract_build_pins")] = []
-    kernels: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
+    kernels: Annotated[list[KernelList], Extractor("kernels.matrix", "extract_kernel_lists")] = []
+    kernel_support: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
+    build: Annotated[BuildPins, Extractor("build", "extract_build_pins")] = BuildPins()
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

@@ -2,9 +2,10 @@
 
 The kernel is the source's answer (the registry's `kernels` kind, replayed from vLLM's selection code);
 which kernel serves which method is ours (METHOD_SCHEMES, labelled curated in the answer's assumptions).
-Native or fallback follows from the kernel picked where the source decides it: a Marlin or W4A16
-kernel for a format whose activations are quantized runs weight-only (activations in BF16), an
-Emulation kernel dequantizes to BF16; the GPU table answers only where no kernel was derived.
+Native or fallback follows from the kernel picked where the source decides it for certain: a Marlin or
+W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16), an
+Emulation kernel dequantizes to BF16. The GPU table answers where no kernel is derived, where checks ahead
+of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell).
 """
 
 from __future__ import annotations
@@ -47,10 +48,17 @@ def capability(sm: int | None) -> str | None:
 def kernel_support(registry: Registry, method: str, sm: int | None) -> tuple[Support, str] | None:
     """native or fallback from the linear kernel vLLM picks; None where the source picks none for certain."""
     found = _linear(registry, method, sm)
-    if found is None or found[1].kernel is None:
-        return None
+    if found is None or found[1].kernel is None or found[1].verdict != "yes":
+        return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
     selection, outcome = found
     kernel = outcome.kernel or ""
+    if "Humming" in kernel:
+        return None  # Humming takes several activation schemas: its name does not say which runs here
+    if selection.weight_only:
+        return (
+            "native",
+            f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 (at {registry.tag})",
+        )
     if "Emulation" in kernel:
         return "fallback", f"{kernel}: emulated, weights dequantized and multiplied in BF16 (at {registry.tag})"
     if not selection.weight_only and any(word in kernel for word in _WEIGHT_ONLY_WORDS):
@@ -66,7 +74,7 @@ def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None,
     if linear is not None and cap is not None:
         found.append(_linear_judgement(registry, method, gpu, cap, *linear))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
-    selection = next((s for s in registry.kernels.moe if s.name == scheme), None) if moe else None
+    selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
     outcome = (
         next((o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"), None)
         if selection
@@ -79,7 +87,7 @@ def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None,
 
 def _linear(registry: Registry, method: str, sm: int | None) -> tuple[KernelSelection, KernelOutcome] | None:
     scheme, cap = METHOD_SCHEMES.get(method, (None, None))[0], capability(sm)
-    selection = next((s for s in registry.kernels.selections if s.name == scheme), None)
+    selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
     if selection is None or cap is None:
         return None
     outcome = next((o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == "auto"), None)
@@ -120,7 +128,7 @@ def _linear_judgement(
             :6
         ],
         assumptions=[
-            *registry.kernels.assumptions,
+            *registry.kernel_support.assumptions,
             f"{method} builds a {selection.name} layer (curated)",
             *_installs(registry, taken),
         ],
@@ -143,7 +151,7 @@ def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome
         via=outcome.backend,
         why=why + "; --moe-backend <name> asks for one backend and raises if it refuses",
         evidence=[_evidence(c, registry.tag) for c in checks][:6],
-        assumptions=registry.kernels.moe_assumptions,
+        assumptions=registry.kernel_support.moe_assumptions,
     )
 
 
@@ -154,11 +162,11 @@ def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
         for condition in verdict.conditions:
             probe = condition.split("()", 1)[0]
             word = probe.removeprefix("has_").replace("_", "-")
-            pin = next((p for p in registry.build_pins if p.name.startswith(word)), None)
+            pin = next((p for p in registry.build.pins if p.name.startswith(word)), None)
             if pin is not None:
                 where = f"{pin.provenance.path}:{pin.provenance.line}"
                 said.append(f"{verdict.kernel}: {probe}() holds with the release's pin {pin.requirement} ({where})")
-            elif registry.build_pins:
+            elif registry.build.pins:
                 said.append(f"{verdict.kernel}: {condition}; this release pins no {word} package: install it")
             else:
                 said.append(f"{verdict.kernel}: {condition}")

@@ -31,7 +31,7 @@ from vllm_quant_mcp.knowledge.registry.kernels import (
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-__all__ = ["LINEAR", "extract_kernels"]
+__all__ = ["LINEAR", "extract_kernel_lists", "extract_kernels"]
 
 _Outcome = TypeVar("_Outcome", KernelOutcome, MoeOutcome)
 
@@ -50,12 +50,24 @@ ASSUMED = (
 )
 
 
-@per_tree
 def extract_kernels(tree: SourceTree) -> Extracted[KernelSupport]:
+    """The `kernel_support` field: the selections, per scheme and GPU."""
+    found = _derived(tree)
+    return Extracted(found.entries[1], note=found.note, warnings=found.warnings)
+
+
+def extract_kernel_lists(tree: SourceTree) -> Extracted[list[KernelList]]:
+    """The `kernels` kind: the CUDA lists in priority order, so that diff_tags shows a reordering."""
+    found = _derived(tree)
+    return Extracted(found.entries[0], note=found.note, warnings=found.warnings)
+
+
+@per_tree
+def _derived(tree: SourceTree) -> Extracted[tuple[list[KernelList], KernelSupport]]:
     locations = _locations(tree)
     if not locations:
         return Extracted(
-            KernelSupport(),
+            ([], KernelSupport()),
             note=f"Neither {LINEAR} nor {_OLD}/ is in this release: its linear kernels are chosen inside each "
             "quantization method, with no candidate lists to replay.",
         )
@@ -106,13 +118,12 @@ def extract_kernels(tree: SourceTree) -> Extracted[KernelSupport]:
         )
     support = KernelSupport(
         assumptions=[ASSUMED],
-        lists=[entry for entry, _ in lists.values()],
         backends=backends,
         selections=selections,
         moe_assumptions=[MOE_ASSUMED] if tree.exists(f"{ORACLE}/__init__.py") else [],
         moe=_moe(tree, MoeSelector(selector, constants)),
     )
-    return Extracted(support)
+    return Extracted(([entry for entry, _ in lists.values()], support))
 
 
 def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from support.releases import release_tree
 
-from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernels
+from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernel_lists, extract_kernels
+from vllm_quant_mcp.knowledge.registry.diff import diff_kind
 from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSupport, MoeOutcome
 
 
@@ -27,13 +28,15 @@ def _source_line(version: str, path: str, line: int) -> str:
 
 
 def test_a_release_before_the_kernel_lists_says_so_instead_of_listing_no_kernels() -> None:
-    extracted = extract_kernels(release_tree("0.4.1"))
-    assert extracted.entries.lists == [] and extracted.note is not None and "no candidate lists" in extracted.note
+    extracted = extract_kernel_lists(release_tree("0.4.1"))
+    assert extracted.entries == [] and extracted.note is not None and "no candidate lists" in extracted.note
 
 
 def test_gptq_w4a16_at_v0_14_0_reads_the_older_mixed_precision_list_and_picks_machete_on_h100_marlin_on_a100() -> None:
     support = _support("0.14.0")
-    (mp,) = [entry for entry in support.lists if entry.name == "_POSSIBLE_KERNELS"]
+    (mp,) = [
+        entry for entry in extract_kernel_lists(release_tree("0.14.0")).entries if entry.name == "_POSSIBLE_KERNELS"
+    ]
     assert mp.provenance.path == "vllm/model_executor/layers/quantization/kernels/mixed_precision/__init__.py"
     assert _outcome(support, "gptq-w4a16", "9.0").kernel == "MacheteLinearKernel"
     a100 = _outcome(support, "gptq-w4a16", "8.0")
@@ -138,3 +141,10 @@ def test_nvfp4_moe_at_v0_33_0_is_marlin_on_h100_and_flashinfer_trtllm_on_b200_wi
         assert [v.kernel.split(":")[0] for v in h100.considered if v.verdict == "conditional"] == ["HUMMING"]
         b200 = _moe(support, "nvfp4", "10.0", parallel)
         assert (b200.verdict, b200.backend) == ("yes", "FLASHINFER_TRTLLM")
+
+
+def test_the_fp8_list_moving_marlin_from_first_to_behind_cutlass_shows_as_a_changed_kernels_entry() -> None:
+    old, new = (extract_kernel_lists(release_tree(v)).entries for v in ("0.26.0", "0.33.0"))
+    (changed,) = [c for c in diff_kind(list(old), list(new), "kernels").changed if c.name == "_POSSIBLE_FP8_KERNELS"]
+    before, after = changed.changes["kernels"].before, changed.changes["kernels"].after
+    assert before[0] == "MarlinFP8ScaledMMLinearKernel" and after[0] == "FlashInferFP8ScaledMMLinearKernel"
