@@ -41,6 +41,7 @@ DECLARED = {
     ("knowledge.extract", "knowledge.registry.model"),
     ("knowledge.extract", "knowledge.registry.matrix"),
     ("knowledge.extract", "knowledge.registry.loading"),
+    ("knowledge.extract", "knowledge.registry.kernels"),
     ("knowledge.extract", "knowledge.registry.entry"),
     ("knowledge.sources.tree", "knowledge.extract.engine.language"),
 }

@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
 from .entry import Entry, Frozen
+from .kernels import KernelList, KernelSupport
 from .loading import LoadResolution
 from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
@@ -27,6 +28,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "BackendEntry",
     "Backends",
+    "BuildPin",
+    "BuildPins",
     "CliFlag",
     "Entry",
     "EnvVar",
@@ -134,6 +137,22 @@ class MessageSite(Entry):
     spared_on: list[str] = Field(description="GPUs on which a GPU condition fails, so the site is not reached.")
 
 
+class BuildPin(Frozen):
+    """A package a release installs with it: `name` as PyPI spells it, provenance its requirements line."""
+
+    name: str
+    provenance: Provenance
+    requirement: str = Field(description="The line as written, e.g. humming-kernels[cu13]==0.1.19.")
+    platform: str = Field(description="The requirements file: common (every platform), cuda, rocm.")
+    marker: str | None = None
+
+
+class BuildPins(Frozen):
+    """Not a kind (the tool listing's budget): read by the kernel judgements, shown with the registry."""
+
+    pins: list[BuildPin] = []
+
+
 class Registry(Frozen):
     schema_version: int = SCHEMA_VERSION
     extractor_version: str = Field(description="Changes whenever an extractor or query changes.")
@@ -152,6 +171,9 @@ class Registry(Frozen):
     load_refusals: Annotated[list[LoadRefusal], Extractor("refusals", "extract_load_refusals")] = []
     load_resolution: Annotated[LoadResolution, Extractor("loading", "extract_load_resolution")] = LoadResolution()
     message_sites: Annotated[list[MessageSite], Extractor("messages", "extract_message_sites")] = []
+    kernels: Annotated[list[KernelList], Extractor("kernels.matrix", "extract_kernel_lists")] = []
+    kernel_support: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
+    build: Annotated[BuildPins, Extractor("build", "extract_build_pins")] = BuildPins()
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

@@ -72,9 +72,14 @@ def _package_python(relpath: str) -> bool:
     return relpath.startswith("vllm/") and relpath.endswith(".py") and "/tests/" not in relpath
 
 
+def _build_files(relpath: str) -> bool:
+    """What the build-pins kind reads beside the Python: the requirements files and CMakeLists.txt (a few KB)."""
+    return (relpath.startswith("requirements/") and relpath.endswith(".txt")) or relpath == "CMakeLists.txt"
+
+
 @cache
 def release_tree(version: str) -> SourceTree:
-    """The `vllm/` Python files of a real release, unpacked once (into a temp folder, then renamed)."""
+    """The `vllm/` Python files of a real release and its requirements/ and CMakeLists.txt, unpacked once."""
     root = CACHE / "trees" / f"vllm-{version}"
     if not (root / ".complete").exists():
         root.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +88,10 @@ def release_tree(version: str) -> SourceTree:
             with zipfile.ZipFile(wheel(version)) as archive:
                 extract_zip_members(archive, staging, _package_python)
         else:
-            extract_tar(sdist(version), staging, strip_components=1, include=_package_python)
+            extract_tar(
+                sdist(version), staging, strip_components=1, include=lambda p: _package_python(p) or _build_files(p)
+            )
+            (staging / ".build-files").write_text("", encoding="utf-8")
         (staging / ".complete").write_text("", encoding="utf-8")
         if not (root / ".complete").exists():
             shutil.rmtree(root, ignore_errors=True)
@@ -91,6 +99,10 @@ def release_tree(version: str) -> SourceTree:
             staging.rename(root)
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
+    if version not in WHEELS and not (root / ".build-files").exists():
+        # Trees cached before the build files were kept get them added once, in place (a wheel has none).
+        extract_tar(sdist(version), root, strip_components=1, include=_build_files)
+        (root / ".build-files").write_text("", encoding="utf-8")
     return SourceTree(root, f"v{version}")
 
 

@@ -22,6 +22,7 @@ from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements
 from vllm_quant_mcp.knowledge.support.loading import read_checkpoint, resolve_load
 from vllm_quant_mcp.knowledge.support.observed import RegistryAt
 from vllm_quant_mcp.knowledge.support.shape import AttentionShape
@@ -55,6 +56,7 @@ def support_findings(
             break
         if method is not None:
             out += _lost(walk, method[1], gpu, partial(_method, method[0], shape))
+            out += _kernels(walk, method[0], method[1], gpu)
         if kv is not None:
             out += _lost(walk, kv[1], gpu, partial(_kv, kv[0], kb, shape, at))
     if method is not None and walk.direction != "same":
@@ -156,6 +158,41 @@ def _lost(walk: Walk, written: str, gpu: Gpu, judge: Callable[[Registry, Gpu], J
             support=[_evidence(before), _evidence(after)] if walk.direction != "same" else [_evidence(after)],
         )
     ]
+
+
+def _kernels(walk: Walk, method: str, written: str, gpu: Gpu) -> list[Finding]:
+    """A hop that changes the linear kernel or MoE backend the method gets on the GPU (an A/B to run), or removes it."""
+    if walk.direction == "same":
+        return []
+    before = {j.subject: j for j in kernel_judgements(walk.start, method, gpu.id, gpu.sm, moe=True)}
+    out = []
+    for after in kernel_judgements(walk.end, method, gpu.id, gpu.sm, moe=True):
+        was = before.get(after.subject)
+        if was is None or was.via == after.via:
+            continue
+        lost = after.via is None and after.verdict == "no"
+        problem = (
+            f"{after.subject} on {gpu.id}: {was.via or 'none'} at {walk.start.tag}, {after.via or 'none'} at "
+            f"{walk.end.tag} ({after.why})"
+        )
+        action = (
+            "No kernel takes this layer at the target: pick another method (pick_format lists them)."
+            if lost
+            else "Benchmark both before moving (an A/B); the --linear-backend / --moe-backend note names the way back."
+        )
+        out.append(
+            make_finding(
+                walk,
+                [],
+                subject=after.subject,
+                written=written,
+                severity="breaks" if lost else "changes",
+                problem=problem,
+                action=action,
+                support=[_evidence(was), _evidence(after)],
+            )
+        )
+    return out
 
 
 def _new_refusals(walk: Walk, method: str, written: str) -> list[Finding]:

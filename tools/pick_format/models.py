@@ -102,8 +102,10 @@ class FormatOption(BaseModel):
     quantization: Named = Field(description="The --quantization value.")
     kv_cache_dtype: Named = Field(description="The --kv-cache-dtype value.")
     serve_flags: list[FlagValue] = []
-    support: Support = Field(description="native or fallback: how the GPU's tensor cores run it (curated GPU table).")
-    support_basis: Literal["curated"] = "curated"
+    support: Support = Field(
+        description="native or fallback: from the linear kernel vLLM picks (source), else the curated GPU table."
+    )
+    support_basis: Basis = "curated"
     support_evidence: list[str]
     judgements: list[Judgement] = Field(
         description="Whether vLLM loads the method and which attention backend takes the KV dtype, each with its basis."

@@ -30,6 +30,7 @@ from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
+from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements, kernel_support
 from vllm_quant_mcp.knowledge.support.shape import shape_of
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
@@ -378,6 +379,9 @@ def _evaluate(
     if loads.verdict == "no":
         return _excl(c, loads.why, method, loads)
     support, evidence = classify(method, c.family, gpu)
+    derived = kernel_support(registry, method, gpu.sm)  # the source's kernel decides where it is derived
+    if derived is not None and support != "unsupported":
+        support, evidence = derived[0], [derived[1], *evidence]
     if support == "unsupported":
         return _excl(c, "; ".join(evidence), method, basis="curated")
     kv_entry = next((k for k in registry.kv_cache_dtypes if k.name == c.kv), None)
@@ -423,6 +427,7 @@ def _evaluate(
         )
         caveats.append(Caveat(id="memory", text=short, status="memory", basis=None))
     judgements = [loads] if kv is None else [loads, kv]
+    judgements += kernel_judgements(registry, method, gpu.id, gpu.sm, moe=req.facts.moe is not None)
     caveats += [
         Caveat(id=j.subject, text=j.why, status="conditional", basis=j.basis)
         for j in judgements
@@ -466,6 +471,7 @@ def _evaluate(
         kv_cache_dtype=Named(name=c.kv, provenance=kv_entry.provenance),
         serve_flags=flags,
         support=support,
+        support_basis="source" if derived is not None else "curated",
         support_evidence=evidence,
         judgements=judgements,
         backend_notes=backend,

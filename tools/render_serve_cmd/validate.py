@@ -29,6 +29,7 @@ from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.formats import classify, method_family
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements, kernel_support
 from vllm_quant_mcp.knowledge.support.loading import (
     LoadVerdict,
     check_attention_options,
@@ -150,6 +151,13 @@ def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, shape: A
         )
     if loads.verdict == "conditional":
         notes.warn(_cited(loads))
+    for kernel in kernel_judgements(registry, method.name, gpu.id, gpu.sm, moe=True):
+        notes.judge(kernel)
+    derived = kernel_support(registry, method.name, gpu.sm)  # the kernel the source picks decides native/fallback
+    if derived is not None:
+        if derived[0] == "fallback":
+            notes.warn(f"[source] {derived[1]}.")
+        return
     family = method_family(method.name, None, gpu)
     if family is None:
         notes.warn(

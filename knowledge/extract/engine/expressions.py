@@ -79,8 +79,8 @@ class Expressions(Statements):
             return None
         if kind == "identifier":
             return self._name(node, frame)
-        if kind == "parenthesized_expression":
-            return self._expr(node.named_children[0], frame)
+        if kind == "parenthesized_expression":  # a comment may open it: `(  # unquantized ...`
+            return self._expr(next(c for c in node.named_children if c.type != "comment"), frame)
         if kind in ("list", "tuple", "set", "expression_list"):
             items: list[Any] = []
             for child in node.named_children:

@@ -183,7 +183,29 @@ class Modules:
                 ref = self.find_class(text(base), cls.path)
                 if ref is not None:
                     found.append(ref)
+            elif base.type == "attribute" and (owner := base.child_by_field_name("object")) is not None:
+                ref = self._module_class(cls.path, text(owner), text(base).rsplit(".", 1)[-1])
+                if ref is not None:
+                    found.append(ref)
         return found
+
+    def _module_class(self, path: str, alias: str, name: str) -> ClassRef | None:
+        """`mk.FusedMoEExperts` as a base, `mk` a module: `import a.b.c as mk` or `from a.b import c as mk`."""
+        index = self.index(path)
+        if index is None:
+            return None
+        if alias in index.imports:  # from a.b import c as mk
+            dotted, submodule = index.imports[alias]
+            target = self.module_path(f"{dotted}.{submodule}", path)
+            return self.find_class(name, target) if target is not None else None
+        for stmt in index.root.named_children:
+            for imported in stmt.named_children if stmt.type == "import_statement" else []:
+                given = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
+                dotted_name = imported.child_by_field_name("name") if given is not None else None
+                if given is not None and dotted_name is not None and text(given) == alias:
+                    target = self.module_path(text(dotted_name), path)
+                    return self.find_class(name, target) if target is not None else None
+        return None
 
     def method(self, cls: ClassRef, name: str, depth: int = _MAX_HOPS) -> tuple[ClassRef, tree_sitter.Node] | None:
         """The method `name` as Python's method resolution would find it, with its defining class."""

@@ -173,7 +173,7 @@ class Names(ABC):
             return self._super_attr(obj, attr, node)
         if isinstance(obj, str) and attr in _KNOWN_STR_METHODS:
             return Builtin(getattr(obj, attr))
-        if isinstance(obj, list) and attr in ("append", "insert", "extend", "remove", "index", "copy"):
+        if isinstance(obj, list) and attr in ("append", "insert", "extend", "remove", "index", "copy", "pop"):
             return Builtin(getattr(obj, attr))
         if isinstance(obj, dict) and attr in ("get", "keys", "values", "items"):
             method = getattr(obj, attr)
@@ -295,4 +295,17 @@ class Names(ABC):
             return Builtin(lambda value, device_id=0: cap.to_int() == as_int(value))
         if attr == "is_device_capability_family":
             return Builtin(lambda value, device_id=0: cap.to_int() // 10 == as_int(value) // 10)
+        found = self._platform_method(platform, attr)
+        if found is not None:  # e.g. CudaPlatformBase.supports_fp8: `cls.has_device_capability(89)`, cls the platform
+            return found
         return unknown(f"current_platform.{attr}() is decided on the machine", frame.path, node)
+
+    def _platform_method(self, platform: Platform, attr: str) -> Function | None:
+        """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform."""
+        path = f"vllm/platforms/{platform.kind}.py"
+        index = self.modules.index(path)
+        for name, node in index.classes.items() if index is not None else []:
+            found = self.modules.method(ClassRef(path, name, node), attr, depth=0)
+            if found is not None:
+                return Function(path, definition(found[1]), cast(Any, platform), found[0])
+        return None

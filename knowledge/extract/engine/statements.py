@@ -15,7 +15,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine.names import Names
 from vllm_quant_mcp.knowledge.extract.engine.signals import Raised, Returned, TooComplex
-from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import is_static, line, parameters, text
 from vllm_quant_mcp.knowledge.extract.engine.values import (
     CAPABILITY,
     MARKS,
@@ -98,8 +98,11 @@ class Statements(Names):
 
     def _bind(self, fn: Function, frame: Scope, args: list[Any], kwargs: dict[str, Any]) -> None:
         positional = list(args)
+        # A @staticmethod whose first parameter is named cls (MoE experts' is_supported_config) is handed its class
+        # positionally when called through another class: the argument wins over the class it was looked up on.
+        static = bool(positional) and fn.node.parent is not None and is_static(fn.node.parent)
         for name, default in self._parameters(fn):
-            if name in ("cls", "self") and fn.bound is not None and not frame.locals:
+            if name in ("cls", "self") and fn.bound is not None and not frame.locals and not static:
                 frame.locals[name] = fn.bound
             elif positional:
                 frame.locals[name] = positional.pop(0)
@@ -164,6 +167,8 @@ class Statements(Names):
             return
         elif kind == "for_statement":
             self._for(stmt, frame)
+        elif kind == "function_definition" and (name := stmt.child_by_field_name("name")) is not None:
+            frame.locals[text(name)] = Function(frame.path, stmt)  # a helper defined inside (MoE's _move_to_front)
         else:
             raise Raised(Reason(f"{kind} is beyond this reading of the source", frame.path, line(stmt)))
 
@@ -288,10 +293,15 @@ class Statements(Names):
         target, iterable = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
         body = stmt.child_by_field_name("body")
         items = self._expr(iterable, frame) if iterable is not None else None
-        if target is None or body is None or target.type != "identifier" or not isinstance(items, list | tuple):
+        unpacked = target is not None and target.type in ("pattern_list", "tuple_pattern")
+        if target is None or body is None or not (target.type == "identifier" or unpacked):
             raise Raised(Reason("a loop over values the source computes at run time", frame.path, line(stmt)))
+        if not isinstance(items, list | tuple) or (unpacked and not all(isinstance(i, tuple) for i in items)):
+            raise Raised(Reason("a loop over values the source computes at run time", frame.path, line(stmt)))
+        names = [text(n) for n in target.named_children] if unpacked else [text(target)]
         for item in items:
-            frame.locals[text(target)] = item
+            for name, value in zip(names, item if unpacked else (item,), strict=False):  # `for module, attr in pairs`
+                frame.locals[name] = value
             self._block(body, frame)
 
     def _import(self, stmt: tree_sitter.Node, frame: Scope) -> None:

@@ -231,7 +231,13 @@ def test_a_method_above_the_gpu_capability_is_refused_from_the_source_and_a_fall
     assert f"/blob/v0.32.0/{line['path']}#L{line['line']}" in str(refused.value)
     fallback = render_serve_cmd(ctx, MODEL, quantization="mxfp4", gpu="h100")
     assert any(w.startswith("[curated]") and "no mxfp4 tensor cores" in w for w in fallback.warnings)
-    assert [(j.subject, j.verdict, j.basis) for j in fallback.judgements] == [("--quantization mxfp4", "yes", "source")]
+    assert (fallback.judgements[0].subject, fallback.judgements[0].verdict, fallback.judgements[0].basis) == (
+        "--quantization mxfp4",
+        "yes",
+        "source",
+    )
+    (kernel,) = [j for j in fallback.judgements if j.subject == "linear kernel for --quantization mxfp4"]
+    assert kernel.basis == "source" and kernel.via is not None
     on_cpu = render_serve_cmd(ctx, MODEL, quantization="fp8_per_tensor", gpu="cpu")
     assert any(w.startswith("[curated]") and "CPU" in w for w in on_cpu.warnings)
 
@@ -253,11 +259,15 @@ def test_an_online_shorthand_whose_moe_method_raises_off_blackwell_is_a_source_w
     (refusal,) = shorthand["refusals"]
     assert (refusal["layer"], refusal["family"]) == ("moe", 100)
     result = render_serve_cmd(ctx, MODEL, tag="v0.32.0", quantization="nvfp4_per_token", gpu="h100")
-    (loads,) = result.judgements
+    loads, *kernels = result.judgements
     assert (loads.verdict, loads.basis) == ("conditional", "source")
+    assert [j.subject for j in kernels] == [
+        "linear kernel for --quantization nvfp4_per_token",
+        "MoE backend for --quantization nvfp4_per_token (MoE layers, tensor parallel)",
+    ]
     assert any(w.startswith("[source]") and refusal["provenance"]["permalink"] in w for w in result.warnings)
     blackwell = render_serve_cmd(ctx, MODEL, tag="v0.32.0", quantization="nvfp4_per_token", gpu="b200")
-    assert [j.verdict for j in blackwell.judgements] == ["yes"]
+    assert blackwell.judgements[0].verdict == "yes"
 
 
 def test_a_deprecated_method_gets_the_allow_flag_the_tag_requires(ctx: ToolContext) -> None:

@@ -1,0 +1,151 @@
+"""vLLM's named quantization constants as values the interpreter can compare: QuantKeys, scalar types, dtypes.
+
+A kernel's `can_implement` asks `c.weight_quant_key.scale.group_shape.is_per_tensor()` or
+`c.weight_type not in query_marlin_supported_quant_types(...)`. The constants those compare with
+(`kFp8StaticTensorSym`, `scalar_types.uint4b8`) are built in vLLM by constructors the interpreter
+does not run. Here they are built once per tree from their own source: a `QuantKey(...)` call of
+quant_utils.py becomes an object whose fields are its arguments (by the dataclass's field order),
+a scalar type stands for itself by name, and a torch dtype carries its `itemsize`. They are seeded
+into the interpreter's shared lookups, so the kernel's comparison reads the very constant the
+scheme was built from, and an identity comparison answers it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tree_sitter
+
+from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Interpreter, Member, Modules, Obj, Scope, Shared
+from vllm_quant_mcp.knowledge.extract.engine.syntax import text
+
+__all__ = ["QUANT_UTILS", "Constants", "Dtype", "scalar_type"]
+
+QUANT_UTILS = "vllm/model_executor/layers/quantization/utils/quant_utils.py"
+SCALAR_TYPE = "vllm/scalar_type.py"
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "int8": 1, "uint8": 1, "float8_e4m3fn": 1}
+_CONSTRUCTED = frozenset({"QuantKey", "ScaleDesc", "GroupShape"})
+
+
+class Dtype(Obj):
+    """A torch dtype: equal to the name the interpreter gives `torch.<name>`, with its itemsize."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(what=f"torch.{name}", attrs={"itemsize": _ITEMSIZE[name], "is_floating_point": True})
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return other == self.name if isinstance(other, str) else other is self
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class Constants:
+    """The QuantKey constants of one tree, by name, and the shared lookups that make the interpreter see them."""
+
+    def __init__(self, modules: Modules, shared: Shared) -> None:
+        self.modules = modules
+        self.shared = shared
+        self.keys: dict[str, Obj] = {}
+        self._it = Interpreter(modules, "cuda", None, {}, shared)
+        index = modules.index(QUANT_UTILS)
+        self._statements = _attribute_assignments(index.root) if index is not None else {}
+        # current_platform.fp8_dtype() on CUDA (ROCm's MI300 answers float8_e4m3fnuz; no ROCm walk is made here)
+        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = Dtype("float8_e4m3fn")
+        if index is not None:
+            for name in _module_names(index.root):
+                if name.startswith("k"):
+                    self._build_name(name)
+            for name, built in self.keys.items():
+                shared.names[(QUANT_UTILS, name)] = built
+        self._scalars: dict[tuple[str, int], Member] = {}
+        self._seed_scalar_types()
+
+    def seed(self, shared: Shared) -> None:
+        """The same constants in another interpreter's lookups (one whose run-time checks are decided otherwise)."""
+        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self.shared.names[(QUANT_UTILS, "FP8_DTYPE")]
+        for name, built in self.keys.items():
+            shared.names[(QUANT_UTILS, name)] = built
+        shared.values.update(self._scalars)
+
+    def _build_name(self, name: str) -> Any:
+        if name in self.keys:
+            return self.keys[name]
+        index = self.modules.index(QUANT_UTILS)
+        rhs = index.assignment(name) if index is not None else None
+        built = self._build(rhs) if rhs is not None else None
+        if isinstance(built, Obj):
+            self.keys[name] = built
+        return built
+
+    def _build(self, node: tree_sitter.Node) -> Any:
+        """A constructor call of one of the key classes, as an object; anything else as the interpreter reads it."""
+        if node.type == "identifier" and text(node).startswith("k"):
+            own = self._build_name(text(node))
+            if own is not None:
+                return own
+        if node.type == "attribute" and text(node) in self._statements:
+            return self._build(self._statements[text(node)])
+        callee = node.child_by_field_name("function") if node.type == "call" else None
+        if callee is not None and text(callee) in _CONSTRUCTED:
+            ref = self.modules.find_class(text(callee), QUANT_UTILS)
+            arguments = node.child_by_field_name("arguments")
+            if ref is not None and arguments is not None:
+                return self._construct(ref, arguments)
+        value, _ = self._it.evaluate(node, Scope(QUANT_UTILS))
+        if isinstance(value, str) and value in _ITEMSIZE:
+            return Dtype(value)
+        return value
+
+    def _construct(self, ref: ClassRef, arguments: tree_sitter.Node) -> Obj:
+        names = list(self.modules.fields(ref)) or ["row", "col"]  # GroupShape is a NamedTuple of (row, col)
+        attrs: dict[str, Any] = {}
+        positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+        for name, arg in zip(names, positional, strict=False):
+            attrs[name] = self._build(arg)
+        for arg in arguments.named_children:
+            key, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+            if arg.type == "keyword_argument" and key is not None and value is not None:
+                attrs[text(key)] = self._build(value)
+        return Obj(what=ref.name, ref=ref, attrs=attrs)
+
+    def _seed_scalar_types(self) -> None:
+        """Each `scalar_types.X = ScalarType...(...)` stands for itself: compared by name, never computed."""
+        index = self.modules.index(SCALAR_TYPE)
+        node = index.classes.get("scalar_types") if index is not None else None
+        body = node.child_by_field_name("body") if node is not None else None
+        for child in body.named_children if body is not None else []:
+            stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
+            left = stmt.child_by_field_name("left") if stmt is not None and stmt.type == "assignment" else None
+            right = stmt.child_by_field_name("right") if stmt is not None and left is not None else None
+            if left is not None and right is not None:
+                alias = text(right) if right.type == "identifier" else text(left)
+                self._scalars[(SCALAR_TYPE, right.start_byte)] = Member("scalar_types", alias)
+        self.shared.values.update(self._scalars)
+
+
+def scalar_type(name: str) -> Member:
+    return Member("scalar_types", name)
+
+
+def _module_names(root: tree_sitter.Node) -> list[str]:
+    names: list[str] = []
+    for child in root.named_children:
+        stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
+        left = stmt.child_by_field_name("left") if stmt is not None and stmt.type == "assignment" else None
+        if left is not None and left.type == "identifier":
+            names.append(text(left))
+    return names
+
+
+def _attribute_assignments(root: tree_sitter.Node) -> dict[str, tree_sitter.Node]:
+    """`GroupShape.PER_TENSOR = GroupShape(-1, -1)`: module-level assignments to a class's attribute."""
+    found: dict[str, tree_sitter.Node] = {}
+    for child in root.named_children:
+        stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
+        left = stmt.child_by_field_name("left") if stmt is not None and stmt.type == "assignment" else None
+        right = stmt.child_by_field_name("right") if stmt is not None and left is not None else None
+        if left is not None and right is not None and left.type == "attribute":
+            found.setdefault(text(left), right)
+    return found

@@ -1,0 +1,189 @@
+"""The linear kernels of one tag: the CUDA candidate lists in priority order, the `--linear-backend` map, and per
+scheme and GPU capability the kernel vLLM's chooser picks, with every candidate it rejected and why.
+
+Two layouts: `vllm/model_executor/kernels/linear/__init__.py` (v0.17.0 on, one module holding every list
+keyed by platform) and `vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}`
+(v0.6 to v0.14: a mixed-precision list and the int8 scaled-mm list). Releases with neither keep no lists.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
+from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Member, Modules, Scope, Shared, class_ref
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line
+from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
+from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
+from vllm_quant_mcp.knowledge.extract.kernels.moe import ASSUMED as MOE_ASSUMED
+from vllm_quant_mcp.knowledge.extract.kernels.moe import MOE_SCHEMES, ORACLE, PARALLEL, MoeSelector
+from vllm_quant_mcp.knowledge.extract.kernels.schemes import SCHEMES
+from vllm_quant_mcp.knowledge.extract.kernels.select import KernelSelector
+from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
+from vllm_quant_mcp.knowledge.registry.kernels import (
+    KernelList,
+    KernelOutcome,
+    KernelSelection,
+    KernelSupport,
+    LinearBackend,
+    MoeOutcome,
+    MoeSelection,
+)
+from vllm_quant_mcp.knowledge.sources.tree import SourceTree
+
+__all__ = ["LINEAR", "extract_kernel_lists", "extract_kernels"]
+
+_Outcome = TypeVar("_Outcome", KernelOutcome, MoeOutcome)
+
+LINEAR = "vllm/model_executor/kernels/linear/__init__.py"
+_OLD = "vllm/model_executor/layers/quantization/kernels"
+# list name as this package knows it -> where older releases keep it, and under which name
+_OLD_LISTS = {
+    "_POSSIBLE_KERNELS": (f"{_OLD}/mixed_precision/__init__.py", "_POSSIBLE_KERNELS"),
+    "_POSSIBLE_INT8_KERNELS": (f"{_OLD}/scaled_mm/__init__.py", "_POSSIBLE_KERNELS"),
+}
+BACKEND_MAP = "_LINEAR_BACKEND_KERNEL_MAP"
+ASSUMED = (
+    "CUDA; a 4096 x 4096 linear layer at tensor parallel 1 with bfloat16 activations; VLLM_DISABLED_KERNELS "
+    "unset; --linear-backend auto unless an outcome says otherwise; an optional package a kernel probes for "
+    "(humming, flashinfer, deep_gemm, conch) installed, stated per kernel as a condition"
+)
+
+
+def extract_kernels(tree: SourceTree) -> Extracted[KernelSupport]:
+    """The `kernel_support` field: the selections, per scheme and GPU."""
+    found = _derived(tree)
+    return Extracted(found.entries[1], note=found.note, warnings=found.warnings)
+
+
+def extract_kernel_lists(tree: SourceTree) -> Extracted[list[KernelList]]:
+    """The `kernels` kind: the CUDA lists in priority order, so that diff_tags shows a reordering."""
+    found = _derived(tree)
+    return Extracted(found.entries[0], note=found.note, warnings=found.warnings)
+
+
+@per_tree
+def _derived(tree: SourceTree) -> Extracted[tuple[list[KernelList], KernelSupport]]:
+    locations = _locations(tree)
+    if not locations:
+        return Extracted(
+            ([], KernelSupport()),
+            note=f"Neither {LINEAR} nor {_OLD}/ is in this release: its linear kernels are chosen inside each "
+            "quantization method, with no candidate lists to replay.",
+        )
+    modules = Modules(tree)
+    shared = Shared()
+    constants = Constants(modules, shared)
+    env = {e.name: e.default for e in extract_env_vars(tree).entries}
+    humming = tree.exists(LINEAR) and "prioritize_humming(" in tree.read_text(LINEAR)
+    selector = KernelSelector(modules, constants, env, humming)
+    it = selector.interpreter(None)
+    lists: dict[str, tuple[KernelList, list[ClassRef]]] = {}
+    for name, (path, variable) in locations.items():
+        index = modules.index(path)
+        node = index.assignment(variable) if index is not None else None
+        if node is None:
+            continue
+        value, _ = it.evaluate(node, Scope(path))
+        if isinstance(value, dict):
+            value = next((v for k, v in value.items() if isinstance(k, Member) and k.name == "CUDA"), [])
+        refs = [ref for ref in (class_ref(v) for v in value) if ref is not None] if isinstance(value, list) else []
+        entry = KernelList(name=name, provenance=tree.provenance(path, line(node)), kernels=[r.name for r in refs])
+        lists[name] = (entry, refs)
+    selector.paths = {ref.path for _, refs in lists.values() for ref in refs}
+    backends = _backend_map(tree, modules, selector)
+    covers = {b.name: b.kernels for b in backends}
+    selections: list[KernelSelection] = []
+    for scheme in SCHEMES:
+        found = next((lists[n] for n in scheme.lists if n in lists), None)
+        config = scheme.config(constants)
+        if found is None or config is None:
+            continue
+        entry, refs = found
+        outcomes: list[KernelOutcome] = []
+        for backend in ["auto", *(b for b, kernels in covers.items() if set(kernels) & set(entry.kernels))]:
+            for cap in CUDA_GRID:
+                outcome = selector.select(
+                    scheme.name, entry.name, refs, config, cap, backend, set(covers.get(backend, []))
+                )
+                outcomes = _grouped(outcomes, outcome)
+        selections.append(
+            KernelSelection(
+                name=scheme.name,
+                provenance=entry.provenance,
+                scheme=scheme.words,
+                weight_only=scheme.weight_only,
+                outcomes=outcomes,
+            )
+        )
+    support = KernelSupport(
+        assumptions=[ASSUMED],
+        backends=backends,
+        selections=selections,
+        moe_assumptions=[MOE_ASSUMED] if tree.exists(f"{ORACLE}/__init__.py") else [],
+        moe=_moe(tree, MoeSelector(selector, constants)),
+    )
+    return Extracted(([entry for entry, _ in lists.values()], support))
+
+
+def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
+    """Per MoE scheme whose oracle this release has, the backend picked per GPU and parallel layout."""
+    found: list[MoeSelection] = []
+    for scheme in MOE_SCHEMES:
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = selector.modules.index(path)
+        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        if select is None:
+            continue
+        outcomes: list[MoeOutcome] = []
+        for parallel in PARALLEL:
+            for cap in CUDA_GRID:
+                outcome = selector.select(scheme, parallel, cap)
+                if outcome is not None:
+                    outcomes = _grouped(outcomes, outcome)
+        if outcomes:
+            at = tree.provenance(path, line(select))
+            found.append(MoeSelection(name=scheme.name, provenance=at, scheme=scheme.words, outcomes=outcomes))
+    return found
+
+
+def _locations(tree: SourceTree) -> dict[str, tuple[str, str]]:
+    if tree.exists(LINEAR):
+        index_text = tree.read_text(LINEAR)
+        names = sorted({w for w in index_text.split() if w.startswith("_POSSIBLE_") and w.endswith("_KERNELS:")})
+        return {n.rstrip(":"): (LINEAR, n.rstrip(":")) for n in names}
+    return {name: spot for name, spot in _OLD_LISTS.items() if tree.exists(spot[0])}
+
+
+def _backend_map(tree: SourceTree, modules: Modules, selector: KernelSelector) -> list[LinearBackend]:
+    """`_LINEAR_BACKEND_KERNEL_MAP`: each --linear-backend value and the kernel classes it covers."""
+    index = modules.index(LINEAR)
+    node = index.assignment(BACKEND_MAP) if index is not None else None
+    if node is None:
+        return []
+    value, _ = selector.interpreter(None).evaluate(node, Scope(LINEAR))
+    at = tree.provenance(LINEAR, line(node))
+    backends: list[LinearBackend] = []
+    for key, kernels in value.items() if isinstance(value, dict) else []:
+        refs = [class_ref(k) for k in kernels] if isinstance(kernels, set | list) else []
+        if isinstance(key, str):
+            backends.append(
+                LinearBackend(name=key, provenance=at, kernels=sorted(r.name for r in refs if r is not None))
+            )
+    return backends
+
+
+def _grouped(outcomes: list[_Outcome], outcome: _Outcome) -> list[_Outcome]:
+    """GPUs that meet the same outcome (same backend, same walk) share one entry."""
+    key = _key(outcome)
+    for i in range(len(outcomes)):
+        known: _Outcome = outcomes[i]
+        if _key(known) == key:
+            outcomes[i] = known.model_copy(update={"capabilities": [*known.capabilities, *outcome.capabilities]})
+            return outcomes
+    outcomes.append(outcome)
+    return outcomes
+
+
+def _key(outcome: KernelOutcome | MoeOutcome) -> str:
+    return str(outcome.model_dump_json(exclude={"capabilities"}))

@@ -1,0 +1,230 @@
+"""The MoE backend selection of one tag, replayed: which backend an oracle in `fused_moe/oracle/` picks for a scheme,
+GPU and expert-parallel layout.
+
+Each oracle (`select_fp8_moe_backend`, `select_nvfp4_moe_backend`) builds a priority list (`_get_priority_backends`,
+or a list literal in the select function; from v0.32.0 passed through `prioritize_humming`), drops the vLLM
+CUTLASS backends unless its caller allows them, then walks the list: per backend, `backend_to_kernel_cls`
+names expert classes, and the first whose `is_supported_config(config, weight_key, activation_key, format)`
+holds wins. The walk is replayed as written; the list, each backend's classes and each check are read from the
+tree by the interpreter, with a MoE config for a bfloat16 SiLU model of hidden size 4096 and the parallel layout
+given (tensor parallel, or `--enable-expert-parallel` with its EP size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import tree_sitter
+
+from vllm_quant_mcp.knowledge.extract.engine import Cap, Member, Obj, Scope, Unknown, class_ref
+from vllm_quant_mcp.knowledge.extract.engine.syntax import text
+from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants, Dtype
+from vllm_quant_mcp.knowledge.extract.kernels.select import HUMMING_RULE, KernelSelector
+from vllm_quant_mcp.knowledge.registry.kernels import KernelVerdict, MoeOutcome
+from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
+
+__all__ = ["MOE_SCHEMES", "ORACLE", "MoeScheme", "MoeSelector", "Parallel"]
+
+ORACLE = "vllm/model_executor/layers/fused_moe/oracle"
+
+
+@dataclass(frozen=True)
+class MoeScheme:
+    name: str
+    words: str
+    oracle: str  # the module under fused_moe/oracle/
+    weight_key: str
+    activation_key: str
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """A parallel layout as FusedMoEParallelConfig describes it: `ep_size` 1 is tensor parallel."""
+
+    name: str
+    ep_size: int
+
+
+MOE_SCHEMES = (
+    MoeScheme("fp8-tensor", "FP8 experts, per-tensor weight scales, dynamic per-tensor activations", "fp8",
+              "kFp8StaticTensorSym", "kFp8DynamicTensorSym"),
+    MoeScheme("fp8-block", "FP8 experts in 128 x 128 blocks, activations per 1 x 128 group", "fp8",
+              "kFp8Static128BlockSym", "kFp8Dynamic128Sym"),
+    MoeScheme("nvfp4", "NVFP4 experts (FP4 weights and activations, FP8 scales per 16)", "nvfp4",
+              "kNvfp4Static", "kNvfp4Dynamic"),
+)  # fmt: skip
+PARALLEL = (Parallel("tp", 1), Parallel("ep8", 8))
+ASSUMED = (
+    "CUDA; a bfloat16 MoE model with SiLU gated experts, hidden size 4096, no LoRA; tp: tensor parallel, no "
+    "expert parallelism; ep8: --enable-expert-parallel over 8 GPUs without data parallelism (no all2all); "
+    "--moe-backend auto; VLLM_* unset; the oracle's caller does not allow the vLLM CUTLASS FP8 backend "
+    "(allow_vllm_cutlass's default)"
+)
+
+
+class _Namespace(dict[str, Any]):
+    """A module imported whole (`import ...modular_kernel as mk`): `mk.Name` is that module's top-level name."""
+
+    def __init__(self, selector: KernelSelector, path: str) -> None:
+        super().__init__()
+        self.selector, self.path = selector, path
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        if not dict.__contains__(self, name):
+            index = self.selector.modules.index(self.path)
+            node = index.classes.get(name) or index.functions.get(name) if index is not None else None
+            named = node.child_by_field_name("name") if node is not None else None
+            if named is None:
+                return False
+            self[name] = self.selector.interpreter(None).evaluate(named, Scope(self.path))[0]
+        return True
+
+
+class MoeSelector:
+    """Walks the oracles of one tree; interpreters, caches and package answers are the linear selector's."""
+
+    def __init__(self, linear: KernelSelector, constants: Constants) -> None:
+        self.linear = linear
+        self.constants = constants
+        self.modules = linear.modules
+        self._seed_module_aliases()
+
+    def _seed_module_aliases(self) -> None:
+        """`mk` in every expert module: the oracle's experts compare formats as `mk.FusedMoEActivationFormat.X`."""
+        target = "vllm.model_executor.layers.fused_moe.modular_kernel"
+        path = self.modules.module_path(target, ORACLE)
+        if path is None:
+            return
+        for shared in (self.linear.shared, self.linear.installed):
+            for expert in self.modules.tree.glob("vllm/model_executor/layers/fused_moe/**/*.py"):
+                shared.names[(expert, "mk")] = Obj(what="mk", attrs=_Namespace(self.linear, path))
+
+    def select(self, scheme: MoeScheme, parallel: Parallel, cap: Cap) -> MoeOutcome | None:
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = self.modules.index(path)
+        keys = self.constants.keys
+        if index is None or scheme.weight_key not in keys or scheme.activation_key not in keys:
+            return None
+        config = self._config(parallel)
+        weight, activation = keys[scheme.weight_key], keys[scheme.activation_key]
+        it = self.linear.interpreter(cap)
+        listed, at = self._priorities(path, index.functions, config, weight, activation, cap)
+        if isinstance(listed, Unknown) or not isinstance(listed, list):
+            return MoeOutcome(
+                capabilities=[str(cap)], parallel=parallel.name, verdict="conditional",
+                considered=[KernelVerdict(kernel="(priority list)", verdict="conditional", checks=_checks(listed))],
+            )  # fmt: skip
+        considered: list[KernelVerdict] = []
+        chosen: tuple[str, str] | None = None
+        fmt = Member("FusedMoEActivationFormat", "Standard")
+        for backend in [m for m in listed if isinstance(m, Member)]:
+            classes = it.call_function(path, "backend_to_kernel_cls", backend=backend)
+            refs = [class_ref(c) for c in classes] if isinstance(classes, list) else []
+            verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
+            if not verdicts:
+                verdicts = [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+            passing = next((v for v in verdicts if v.verdict == "yes"), None)
+            open_ = [v for v in verdicts if v.verdict == "conditional"]
+            if passing is not None and not open_[: verdicts.index(passing)]:
+                considered.append(passing.model_copy(update={"kernel": f"{backend.name}: {passing.kernel}"}))
+                chosen = (backend.name, passing.kernel)
+                break
+            shown = open_[0] if open_ else verdicts[-1]
+            considered.append(shown.model_copy(update={"kernel": f"{backend.name}: {shown.kernel}"}))
+        pending = any(v.verdict == "conditional" for v in considered)
+        final: Verdict = "conditional" if pending else "yes" if chosen is not None else "no"
+        return MoeOutcome(
+            capabilities=[str(cap)],
+            parallel=parallel.name,
+            verdict=final,
+            backend=chosen[0] if chosen else None,
+            experts=chosen[1] if chosen else None,
+            considered=considered,
+            order=[m.name for m in listed if isinstance(m, Member)],
+            reordered=at,
+        )
+
+    def _priorities(
+        self, path: str, functions: dict[str, tree_sitter.Node], config: Obj, weight: Obj, activation: Obj, cap: Cap
+    ) -> tuple[Any, Check | None]:
+        it = self.linear.interpreter(cap)
+        select = next((node for name, node in functions.items() if name.startswith("select_")), None)
+        body = text(select) if select is not None else ""
+        if "_get_priority_backends" in functions:
+            listed = it.call_function(
+                path, "_get_priority_backends", moe_config=config, weight_key=weight, activation_key=activation
+            )
+        else:
+            node = _list_assignment(select, "AVAILABLE_BACKENDS") if select is not None else None
+            listed = it.evaluate(node, Scope(path))[0] if node is not None else Unknown(())
+        if not isinstance(listed, list):
+            return listed, None
+        at = None
+        if "prioritize_humming(AVAILABLE_BACKENDS" in body:
+            prefers = it.call_function(HUMMING_RULE, "prefers_humming", compute_capability=cap.to_int())
+            names = [m.name if isinstance(m, Member) else "" for m in listed]
+            if (
+                prefers is True
+                and "HUMMING" in names
+                and "MARLIN" in names
+                and names.index("HUMMING") > names.index("MARLIN")
+            ):
+                listed = list(listed)
+                listed.insert(names.index("MARLIN"), listed.pop(names.index("HUMMING")))
+                at = self.linear.humming_rule()
+        if "if not allow_vllm_cutlass:" in body:
+            listed = [m for m in listed if not (isinstance(m, Member) and m.name.endswith("VLLM_CUTLASS"))]
+        return listed, at
+
+    def _expert(self, ref: Any, config: Obj, weight: Obj, activation: Obj, fmt: Member, cap: Cap) -> KernelVerdict:
+        verdict, _, _ = self.linear.ask(
+            ref, "is_supported_config",
+            {"moe_config": config, "weight_key": weight, "activation_key": activation, "activation_format": fmt},
+            cap,
+        )  # fmt: skip
+        return verdict
+
+    def _config(self, parallel: Parallel) -> Obj:
+        ep = parallel.ep_size > 1
+        flags = {
+            "ep_size": parallel.ep_size, "tp_size": 1 if ep else 8, "dp_size": 1, "use_ep": ep,
+            "use_all2all_kernels": False, "use_batched_activation_format": False, "use_deepep_v2_kernels": False,
+            "use_deepep_ht_kernels": False, "use_deepep_ll_kernels": False, "use_pplx_kernels": False,
+            "use_fi_nvl_two_sided_kernels": False, "use_fi_nvl_one_sided_kernels": False,
+            "use_mori_kernels": False, "use_nixl_ep_kernels": False, "use_flashinfer_cutlass_kernels": False,
+            "all2all_backend": "allgather_reducescatter", "enable_eplb": False, "is_sequence_parallel": False,
+        }  # fmt: skip
+        parallel_config = Obj(what="moe_parallel_config", attrs=flags)
+        return Obj(
+            what="moe_config",
+            attrs={
+                "moe_parallel_config": parallel_config, "moe_backend": "auto", "is_act_and_mul": True,
+                "activation": Member("MoEActivation", "SILU"), "hidden_dim": 4096, "is_lora_enabled": False,
+                "router_logits_dtype": Dtype("bfloat16"), "in_dtype": Dtype("bfloat16"), "swiglu_limit": None,
+                "num_experts": 128, "experts_per_token": 8, "intermediate_size_per_partition": 1536,
+                "has_bias": False, "has_hash_routing": False, "require_decomposed_backend": False,
+                "routing_method": Member("RoutingMethodType", "Renormalize"),
+            },
+        )  # fmt: skip
+
+
+def _list_assignment(function: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    """The right side of the first `name = [...]` in the function's body."""
+    body = function.child_by_field_name("body")
+    for child in body.named_children if body is not None else []:
+        stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
+        left = stmt.child_by_field_name("left") if stmt is not None and stmt.type == "assignment" else None
+        right = stmt.child_by_field_name("right") if stmt is not None and left is not None else None
+        if left is not None and right is not None and text(left) == name and right.type == "list":
+            return right
+    return None
+
+
+def _checks(value: Any) -> list[Check]:
+    reasons = value.reasons[:4] if isinstance(value, Unknown) else ()
+    return [Check(why=" ".join(r.why.split())[:240], path=r.path, line=max(r.line, 1)) for r in reasons] or [
+        Check(why="not read from the source", path=ORACLE, line=1)
+    ]

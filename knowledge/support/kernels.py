@@ -1,0 +1,186 @@
+"""Which linear kernel and MoE backend a --quantization value gets on a GPU at a tag, as judgements with their basis.
+
+The kernel is the source's answer (the registry's `kernels` kind, replayed from vLLM's selection code);
+which kernel serves which method is ours (METHOD_SCHEMES, labelled curated in the answer's assumptions).
+Native or fallback follows from the kernel picked where the source decides it for certain: a Marlin or
+W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16), an
+Emulation kernel dequantizes to BF16. The GPU table answers where no kernel is derived, where checks ahead
+of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell).
+"""
+
+from __future__ import annotations
+
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelection, KernelVerdict, MoeOutcome
+from vllm_quant_mcp.knowledge.registry.matrix import Check
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
+from vllm_quant_mcp.knowledge.support.formats import Support
+from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
+
+__all__ = ["METHOD_SCHEMES", "capability", "kernel_judgements", "kernel_support"]
+
+# --quantization value -> (linear scheme, MoE scheme) of the kernels kind; read by hand from each method's
+# create_weights / process_weights_after_loading (curated: a method may build another config per checkpoint).
+METHOD_SCHEMES: dict[str, tuple[str | None, str | None]] = {
+    "fp8": ("fp8-tensor", "fp8-tensor"),
+    "fp8_per_tensor": ("fp8-tensor", "fp8-tensor"),
+    "fp8_per_block": ("fp8-block", "fp8-block"),
+    "fp8_per_channel": ("fp8-channel", None),
+    "fbgemm_fp8": ("fp8-channel", None),
+    "gptq": ("gptq-w4a16", None),
+    "gptq_marlin": ("gptq-w4a16", None),
+    "awq": ("awq-w4a16", None),
+    "awq_marlin": ("awq-w4a16", None),
+    "modelopt_fp4": ("nvfp4", "nvfp4"),
+    "nvfp4_per_token": ("nvfp4", "nvfp4"),
+    "mxfp4": ("mxfp4", None),
+    "mxfp8": ("mxfp8", None),
+    "modelopt_mxfp8": ("mxfp8", None),
+}
+_WEIGHT_ONLY_WORDS = ("Marlin", "W4A16", "WNA16")
+
+
+def capability(sm: int | None) -> str | None:
+    """The registry's capability string for an SM number: 90 -> '9.0', 120 -> '12.0'."""
+    return None if sm is None else f"{sm // 10}.{sm % 10}"
+
+
+def kernel_support(registry: Registry, method: str, sm: int | None) -> tuple[Support, str] | None:
+    """native or fallback from the linear kernel vLLM picks; None where the source picks none for certain."""
+    found = _linear(registry, method, sm)
+    if found is None or found[1].kernel is None or found[1].verdict != "yes":
+        return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
+    selection, outcome = found
+    kernel = outcome.kernel or ""
+    if "Humming" in kernel:
+        return None  # Humming takes several activation schemas: its name does not say which runs here
+    if selection.weight_only:
+        return (
+            "native",
+            f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 (at {registry.tag})",
+        )
+    if "Emulation" in kernel:
+        return "fallback", f"{kernel}: emulated, weights dequantized and multiplied in BF16 (at {registry.tag})"
+    if not selection.weight_only and any(word in kernel for word in _WEIGHT_ONLY_WORDS):
+        return "fallback", f"{kernel}: weight-only, activations in BF16 (at {registry.tag})"
+    return "native", f"{kernel} runs {selection.name} as the checkpoint stores it (at {registry.tag})"
+
+
+def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None, moe: bool) -> list[Judgement]:
+    """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none."""
+    found: list[Judgement] = []
+    linear = _linear(registry, method, sm)
+    cap = capability(sm)
+    if linear is not None and cap is not None:
+        found.append(_linear_judgement(registry, method, gpu, cap, *linear))
+    scheme = METHOD_SCHEMES.get(method, (None, None))[1]
+    selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
+    outcome = (
+        next((o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"), None)
+        if selection
+        else None
+    )
+    if selection is not None and outcome is not None:
+        found.append(_moe_judgement(registry, method, gpu, selection.provenance.path, outcome))
+    return found
+
+
+def _linear(registry: Registry, method: str, sm: int | None) -> tuple[KernelSelection, KernelOutcome] | None:
+    scheme, cap = METHOD_SCHEMES.get(method, (None, None))[0], capability(sm)
+    selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
+    if selection is None or cap is None:
+        return None
+    outcome = next((o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == "auto"), None)
+    return (selection, outcome) if outcome is not None else None
+
+
+def _linear_judgement(
+    registry: Registry, method: str, gpu: str, cap: str, selection: KernelSelection, outcome: KernelOutcome
+) -> Judgement:
+    forced = [
+        f"--linear-backend {o.linear_backend} -> {o.kernel or 'none'}"
+        for o in selection.outcomes
+        if o.linear_backend != "auto" and cap in o.capabilities and o.kernel != outcome.kernel
+    ]
+    refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
+    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+    why = f"{selection.provenance.path.rsplit('/', 1)[-1]} {selection.name}: "
+    why += f"{outcome.kernel or 'no kernel'}" + (f" after {'; '.join(refused)} refused" if refused else "")
+    if pending:
+        why += f"; ahead of it, decided on the machine: {', '.join(pending)}"
+    if outcome.reordered is not None:
+        why += f"; {outcome.reordered.why}"
+    if outcome.runner_up is not None:
+        why += f"; with VLLM_DISABLED_KERNELS={outcome.kernel}: {outcome.runner_up.kernel}"
+    if forced:
+        why += f"; {', '.join(forced)}"
+    checks = [c for v in outcome.considered for c in v.checks]
+    taken = [v for v in outcome.considered if v.verdict == "yes"] + ([outcome.runner_up] if outcome.runner_up else [])
+    return Judgement(
+        subject=f"linear kernel for --quantization {method}",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict=outcome.verdict,
+        basis="source",
+        via=outcome.kernel,
+        why=why,
+        evidence=[_evidence(c, registry.tag) for c in [*checks, *([outcome.reordered] if outcome.reordered else [])]][
+            :6
+        ],
+        assumptions=[
+            *registry.kernel_support.assumptions,
+            f"{method} builds a {selection.name} layer (curated)",
+            *_installs(registry, taken),
+        ],
+    )
+
+
+def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome) -> Judgement:
+    refused = [v.kernel.split(":")[0] for v in outcome.considered if v.verdict == "no"]
+    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+    why = f"{path.rsplit('/', 1)[-1]}: {outcome.backend or 'no backend'} ({outcome.experts})"
+    why += f" after {', '.join(refused)} refused" if refused else ""
+    why += f"; decided on the machine ahead of it: {', '.join(pending)}" if pending else ""
+    checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]
+    return Judgement(
+        subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict=outcome.verdict,
+        basis="source",
+        via=outcome.backend,
+        why=why + "; --moe-backend <name> asks for one backend and raises if it refuses",
+        evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        assumptions=registry.kernel_support.moe_assumptions,
+    )
+
+
+def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
+    """Each package probe a kernel relied on, with whether `pip install vllm` at the tag installs the package."""
+    said: list[str] = []
+    for verdict in verdicts:
+        for condition in verdict.conditions:
+            probe = condition.split("()", 1)[0]
+            word = probe.removeprefix("has_").replace("_", "-")
+            pin = next((p for p in registry.build.pins if p.name.startswith(word)), None)
+            if pin is not None:
+                where = f"{pin.provenance.path}:{pin.provenance.line}"
+                said.append(f"{verdict.kernel}: {probe}() holds with the release's pin {pin.requirement} ({where})")
+            elif registry.build.pins:
+                said.append(f"{verdict.kernel}: {condition}; this release pins no {word} package: install it")
+            else:
+                said.append(f"{verdict.kernel}: {condition}")
+    return list(dict.fromkeys(said))
+
+
+def _checks(verdict: KernelVerdict) -> list[Check]:
+    return verdict.checks if verdict.verdict != "yes" else []
+
+
+def _evidence(check: Check, tag: str) -> Evidence:
+    return Evidence(
+        why=check.why,
+        path=check.path,
+        line=check.line,
+        permalink=f"{REPOSITORY_URL}/blob/{tag}/{check.path}#L{check.line}",
+    )

@@ -1,0 +1,150 @@
+"""The linear kernel vLLM picks on real releases, per scheme and GPU, with the candidates it rejected and why.
+
+Expected kernels were read by hand from each release's vllm/model_executor/kernels/linear/__init__.py lists
+and the kernels' `is_supported` / `get_min_capability` / `can_implement` (the lines each test names), and the
+v0.26.0 FP8 answer on SM90 is what vLLM logged on an H200 (issue 23), not from this extractor.
+"""
+
+from __future__ import annotations
+
+from support.releases import release_tree
+
+from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernel_lists, extract_kernels
+from vllm_quant_mcp.knowledge.registry.diff import diff_kind
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSupport, MoeOutcome
+
+
+def _support(version: str) -> KernelSupport:
+    return extract_kernels(release_tree(version)).entries
+
+
+def _outcome(support: KernelSupport, scheme: str, cap: str, backend: str = "auto") -> KernelOutcome:
+    selection = next(s for s in support.selections if s.name == scheme)
+    return next(o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == backend)
+
+
+def _source_line(version: str, path: str, line: int) -> str:
+    return (release_tree(version).root / path).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_a_release_before_the_kernel_lists_says_so_instead_of_listing_no_kernels() -> None:
+    extracted = extract_kernel_lists(release_tree("0.4.1"))
+    assert extracted.entries == [] and extracted.note is not None and "no candidate lists" in extracted.note
+
+
+def test_gptq_w4a16_at_v0_14_0_reads_the_older_mixed_precision_list_and_picks_machete_on_h100_marlin_on_a100() -> None:
+    support = _support("0.14.0")
+    (mp,) = [
+        entry for entry in extract_kernel_lists(release_tree("0.14.0")).entries if entry.name == "_POSSIBLE_KERNELS"
+    ]
+    assert mp.provenance.path == "vllm/model_executor/layers/quantization/kernels/mixed_precision/__init__.py"
+    assert _outcome(support, "gptq-w4a16", "9.0").kernel == "MacheteLinearKernel"
+    a100 = _outcome(support, "gptq-w4a16", "8.0")
+    assert (a100.verdict, a100.kernel) == ("yes", "MarlinLinearKernel")
+    machete = next(v for v in a100.considered if v.kernel == "MacheteLinearKernel")
+    assert machete.verdict == "no" and "requires capability 90" in machete.checks[0].why
+
+
+def test_online_fp8_on_h200_at_v0_26_0_is_cutlass_after_marlin_and_flashinfer_refuse_as_vllm_logged() -> None:
+    outcome = _outcome(_support("0.26.0"), "fp8-tensor", "9.0")
+    assert (outcome.verdict, outcome.kernel) == ("yes", "CutlassFP8ScaledMMLinearKernel")
+    marlin, flashinfer, cutlass = outcome.considered
+    assert marlin.kernel == "MarlinFP8ScaledMMLinearKernel" and marlin.verdict == "no"
+    assert "VLLM_TEST_FORCE_FP8_MARLIN" in marlin.checks[0].why
+    assert flashinfer.verdict == "no" and flashinfer.checks[0].path.endswith("scaled_mm/flashinfer.py")
+    assert "requires compute capability 100" in _source_line(
+        "0.26.0", flashinfer.checks[0].path, flashinfer.checks[0].line
+    )
+    assert cutlass.verdict == "yes"
+
+
+def test_fp8_w8a8_at_v0_26_0_is_marlin_weight_only_on_a100_cutlass_on_h100_flashinfer_on_b200() -> None:
+    support = _support("0.26.0")
+    assert _outcome(support, "fp8-tensor", "8.0").kernel == "MarlinFP8ScaledMMLinearKernel"
+    assert _outcome(support, "fp8-tensor", "9.0").kernel == "CutlassFP8ScaledMMLinearKernel"
+    b200 = _outcome(support, "fp8-tensor", "10.0")
+    assert (b200.verdict, b200.kernel) == ("yes", "FlashInferFP8ScaledMMLinearKernel")
+    assert b200.considered[-1].conditions == ["has_flashinfer() holds (the package is installed)"]
+
+
+def test_channelwise_fp8_on_b200_at_v0_26_0_skips_flashinfer_whose_can_implement_wants_per_tensor_scales() -> None:
+    b200 = _outcome(_support("0.26.0"), "fp8-channel", "10.0")
+    flashinfer = next(v for v in b200.considered if v.kernel == "FlashInferFP8ScaledMMLinearKernel")
+    assert flashinfer.verdict == "no" and "per tensor activation and weight scales" in flashinfer.checks[0].why
+    assert b200.kernel == "CutlassFP8ScaledMMLinearKernel"
+
+
+def test_gptq_w4a16_on_h100_at_v0_31_0_is_machete_and_marlin_behind_it_without_a_humming_rule() -> None:
+    outcome = _outcome(_support("0.31.0"), "gptq-w4a16", "9.0")
+    assert (outcome.kernel, outcome.reordered) == ("MacheteLinearKernel", None)
+    assert outcome.runner_up is not None and outcome.runner_up.kernel == "MarlinLinearKernel"
+
+
+def test_gptq_w4a16_on_h100_from_v0_32_0_puts_humming_ahead_of_marlin_so_disabling_machete_lands_on_humming() -> None:
+    for version in ("0.32.0", "0.33.0"):
+        outcome = _outcome(_support(version), "gptq-w4a16", "9.0")
+        assert outcome.kernel == "MacheteLinearKernel"
+        assert outcome.reordered is not None and outcome.reordered.path.endswith("humming/priority.py")
+        assert "def prioritize_humming" in _source_line(version, outcome.reordered.path, outcome.reordered.line)
+        assert outcome.runner_up is not None and outcome.runner_up.kernel == "HummingLinearKernel"
+        assert outcome.runner_up.conditions == ["has_humming() holds (the package is installed)"]
+        forced = _outcome(_support(version), "gptq-w4a16", "9.0", backend="marlin")
+        assert (forced.verdict, forced.kernel) == ("yes", "MarlinLinearKernel")
+
+
+def test_the_humming_rule_leaves_other_gpus_in_list_order_at_v0_33_0() -> None:
+    outcome = _outcome(_support("0.33.0"), "gptq-w4a16", "8.0")
+    assert outcome.reordered is None and outcome.kernel == "MarlinLinearKernel"
+
+
+def test_a_linear_backend_with_no_kernel_in_the_list_is_not_walked_at_v0_33_0() -> None:
+    selection = next(s for s in _support("0.33.0").selections if s.name == "gptq-w4a16")
+    assert "deep_gemm" not in {o.linear_backend for o in selection.outcomes}
+
+
+def test_nvfp4_linear_at_v0_33_0_uses_flashinfer_cutedsl_on_b200_and_is_conditional_on_a_compiled_op_on_h100() -> None:
+    support = _support("0.33.0")
+    b200 = _outcome(support, "nvfp4", "10.0")
+    assert b200.kernel == "FlashInferCuteDslNvFp4LinearKernel"
+    h100 = _outcome(support, "nvfp4", "9.0")
+    assert h100.verdict == "conditional"
+    cutlass = next(v for v in h100.considered if v.kernel == "CutlassNvFp4LinearKernel")
+    assert cutlass.verdict == "conditional" and "cutlass_scaled_mm_supports_fp4" in cutlass.checks[0].why
+
+
+def _moe(support: KernelSupport, scheme: str, cap: str, parallel: str) -> MoeOutcome:
+    selection = next(s for s in support.moe if s.name == scheme)
+    return next(o for o in selection.outcomes if cap in o.capabilities and o.parallel == parallel)
+
+
+def test_fp8_moe_on_h200_at_v0_26_0_is_triton_as_vllm_logged_and_marlin_on_a100() -> None:
+    support = _support("0.26.0")
+    h200 = _moe(support, "fp8-tensor", "9.0", "tp")
+    assert (h200.verdict, h200.backend, h200.experts) == ("yes", "TRITON", "TritonExperts")
+    assert h200.order[0] == "AITER" and "VLLM_CUTLASS" not in h200.order  # dropped: allow_vllm_cutlass is False
+    refused = {v.kernel.split(":")[0] for v in h200.considered if v.verdict == "no"}
+    assert {"AITER", "FLASHINFER_TRTLLM", "FLASHINFER_CUTLASS", "DEEPGEMM"} <= refused
+    assert _moe(support, "fp8-tensor", "8.0", "tp").backend == "MARLIN"
+
+
+def test_block_fp8_moe_on_h100_at_v0_26_0_prefers_triton_for_tp_and_flashinfer_cutlass_with_expert_parallel() -> None:
+    support = _support("0.26.0")
+    assert _moe(support, "fp8-block", "9.0", "tp").backend == "TRITON"
+    assert _moe(support, "fp8-block", "9.0", "ep8").backend == "FLASHINFER_CUTLASS"
+
+
+def test_nvfp4_moe_at_v0_33_0_is_marlin_on_h100_and_flashinfer_trtllm_on_b200_with_or_without_expert_parallel() -> None:
+    support = _support("0.33.0")
+    for parallel in ("tp", "ep8"):
+        h100 = _moe(support, "nvfp4", "9.0", parallel)
+        assert h100.backend == "MARLIN" and h100.reordered is not None  # Humming ahead of Marlin, left open
+        assert [v.kernel.split(":")[0] for v in h100.considered if v.verdict == "conditional"] == ["HUMMING"]
+        b200 = _moe(support, "nvfp4", "10.0", parallel)
+        assert (b200.verdict, b200.backend) == ("yes", "FLASHINFER_TRTLLM")
+
+
+def test_the_fp8_list_moving_marlin_from_first_to_behind_cutlass_shows_as_a_changed_kernels_entry() -> None:
+    old, new = (extract_kernel_lists(release_tree(v)).entries for v in ("0.26.0", "0.33.0"))
+    (changed,) = [c for c in diff_kind(list(old), list(new), "kernels").changed if c.name == "_POSSIBLE_FP8_KERNELS"]
+    before, after = changed.changes["kernels"].before, changed.changes["kernels"].after
+    assert before[0] == "MarlinFP8ScaledMMLinearKernel" and after[0] == "FlashInferFP8ScaledMMLinearKernel"
