@@ -87,14 +87,17 @@ def search(
     path_glob: str | None = None,
     keep: int = 100,
     time_limit: float = 10.0,
+    skip: int = 0,
 ) -> Found:
+    """Matching lines: `hits` holds those from `skip` up to `keep`, so a page far into a result builds only its
+    own lines; a `skip` past the total is the caller's to refuse (Found.total says how many there are)."""
     asked = (pattern, fixed_string, ignore_case, path_glob)
     with _lock:
         known = _refused.get(asked)
     if known is not None:
         raise known
     try:
-        return _search(index, pattern, fixed_string, ignore_case, path_glob, keep, time_limit)
+        return _search(index, pattern, fixed_string, ignore_case, path_glob, keep, time_limit, skip)
     except (InvalidPatternError, PatternTimeoutError) as exc:
         with _lock:  # remembered: the same pattern costs nothing the second time
             _refused[asked] = exc
@@ -115,6 +118,7 @@ def _search(
     path_glob: str | None,
     keep: int,
     time_limit: float,
+    skip: int,
 ) -> Found:
     try:
         translated: Translated | None = translate(pattern, ignore_case, fixed_string)
@@ -143,7 +147,7 @@ def _search(
         except (Untranslatable, EngineRefused):
             ends = _regex_ends(index.pack, files, compiled, deadline, keep)
     except _Partial as partial:
-        return Found(_hits(index.pack, partial.ends, keep), len(partial.ends), len(files), counted_all=False)
+        return Found(_hits(index.pack, partial.ends[skip:keep]), len(partial.ends), len(files), counted_all=False)
     except TimeoutError as exc:
         raise PatternTimeoutError(
             f"the pattern {clip(pattern)} ran past its time limit ({CALL_LIMIT:g} s on one line or file, "
@@ -151,7 +155,7 @@ def _search(
             "engine, which runs patterns RE2 cannot: lookarounds, back-references, fuzzy matching). Simplify the "
             "pattern, anchor it on a literal, narrow with path_glob, or pass fixed_string=true."
         ) from exc
-    return Found(_hits(index.pack, ends, keep), len(ends), len(files))
+    return Found(_hits(index.pack, ends[skip:keep]), len(ends), len(files))
 
 
 class _Partial(InternalError):
@@ -264,11 +268,11 @@ def _by_lines(compiled: regex.Pattern[str], text: str, deadline: _Deadline) -> l
     return found
 
 
-def _hits(pack: Pack, ends: list[int], keep: int) -> list[LineHit]:
+def _hits(pack: Pack, ends: list[int]) -> list[LineHit]:
     hits: list[LineHit] = []
     blob = pack.blob
     current, counted_to, line = -1, 0, 0
-    for end in ends[:keep]:
+    for end in ends:
         start = blob.rfind(b"\n", 0, end - 1) + 1
         file_id = bisect.bisect_right(pack.starts, start) - 1
         if file_id != current:

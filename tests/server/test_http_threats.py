@@ -20,7 +20,11 @@ from support.loopback import closed_port
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
 from vllm_quant_mcp.knowledge.hub.model_facts import MAX_LAYERS
+from vllm_quant_mcp.knowledge.search.grep import MAX_NESTING
 from vllm_quant_mcp.server.http.sessions import PER_CLIENT
+from vllm_quant_mcp.tools.find_symbol.tool import PARSE_LIMIT
+from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
+from vllm_quant_mcp.tools.paging import Window
 
 pytestmark = pytest.mark.anyio
 INIT = {
@@ -126,3 +130,36 @@ def test_a_port_in_use_cannot_be_buried_in_log_lines(server: HttpServer, tmp_pat
     assert done.stderr.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{server.port}: Address already in use"
     ]
+
+
+def _forged_cursor(query: dict[str, Any]) -> str:
+    """What a client computes from the tool's own fingerprint: the check is no secret."""
+    key = Window.of(GrepQuery(**query), "grep_vllm_source", 20, ignore=("max_results",)).key
+    return f"999999999.{key}"
+
+
+async def test_a_forged_cursor_far_past_the_end_cannot_build_millions_of_lines(server: HttpServer) -> None:
+    query = {"tag": "v0.32.0", "pattern": ".", "context": 10}
+    async with http_session(server.url) as session:
+        result = await session.call_tool("grep_vllm_source", {**query, "cursor": _forged_cursor(query)})
+    assert result.is_error and "past the end of this result" in _text(result)
+
+
+async def test_a_symbol_named_in_every_file_cannot_parse_them_all(server: HttpServer) -> None:
+    async with http_session(server.url) as session:
+        common = await session.call_tool("find_symbol", {"tag": "v0.32.0", "name": "self"})
+        qualified = await session.call_tool("find_symbol", {"tag": "v0.32.0", "name": "Zzz.self"})
+    assert common.is_error and f"in {PARSE_LIMIT:g} s" in _text(common)
+    assert qualified.is_error and "no definition of 'Zzz.self'" in _text(qualified)
+
+
+async def test_a_pattern_too_costly_to_compile_is_refused_without_holding_the_tag(server: HttpServer) -> None:
+    async with http_session(server.url) as session:
+        costly = await session.call_tool(
+            "grep_vllm_source", {"tag": "v0.32.0", "pattern": "(?:(?:(?:a{1,10}){1000}){1000})"}
+        )
+        quick = await session.call_tool(
+            "grep_vllm_source", {"tag": "v0.32.0", "pattern": "class Fp8Config", "max_results": 1}
+        )
+    assert costly.is_error and f"{MAX_NESTING:,}" in _text(costly)
+    assert not quick.is_error
