@@ -198,6 +198,11 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="HTTP: let clients name model directories on this host (pick); stdio always may",
     )
+    p.add_argument(
+        "--no-fetch",
+        action="store_true",
+        help="answer only from trees on disk; never download a tag's source (a read-only cache implies it)",
+    )
     p.set_defaults(run=_serve, parser=p)
 
 

@@ -20,7 +20,9 @@ from support.loopback import closed_port
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
 from vllm_quant_mcp.knowledge.hub.model_facts import MAX_LAYERS
+from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.knowledge.search.grep import MAX_NESTING
+from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.server.http.sessions import PER_CLIENT
 from vllm_quant_mcp.tools.find_symbol.tool import PARSE_LIMIT
 from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
@@ -163,3 +165,24 @@ async def test_a_pattern_too_costly_to_compile_is_refused_without_holding_the_ta
         )
     assert costly.is_error and f"{MAX_NESTING:,}" in _text(costly)
     assert not quick.is_error
+
+
+async def test_a_client_naming_a_tag_not_on_disk_cannot_fill_a_no_fetch_servers_disk(tmp_path: Path) -> None:
+    with http_server(tmp_path, "--no-fetch") as running:
+        async with http_session(running.url) as session:
+            result = await session.call_tool("grep_vllm_source", {"tag": "v0.30.0", "pattern": "Fp8Config"})
+    assert result.is_error and "v0.30.0 is not on disk" in _text(result) and "--no-fetch" in _text(result)
+    assert not (tmp_path / "trees").exists() or not any((tmp_path / "trees").iterdir())
+
+
+async def test_get_registry_cannot_show_an_http_client_the_operators_source_paths(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    bundled = store.load_registry("v0.32.0")
+    local = SourceInfo(kind="dir", origin=str(tmp_path / "operators-checkout"))
+    store.save_registry(bundled.model_copy(update={"source": local}))
+    with http_server(tmp_path) as running:
+        async with http_session(running.url) as session:
+            summary = await session.call_tool("get_registry", {"tag": "v0.32.0"})
+            flags = await session.call_tool("get_registry", {"tag": "v0.32.0", "kind": "cli_flags", "limit": 1})
+    assert not summary.is_error and not flags.is_error
+    assert "operators-checkout" not in _text(summary) + _text(flags)
