@@ -3,7 +3,8 @@
 The installed package is located through importlib.metadata, which reads the
 dist-info and never imports vllm (find_spec would import a parent package's
 __init__ for dotted names and can run import hooks). Only `vllm/` is copied, and
-only regular files, so the stored tree holds no links to follow out of it.
+only regular files, so the stored tree holds no links to follow out of it (nor FIFOs, which
+would block the copy).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.echo import clip
 
-from ..errors import NotAVllmTreeError, UnsafeInputError
+from ..errors import NotAVllmTreeError, SourceError, UnsafeInputError
 from ..tags import InvalidTagError, normalize_tag
 from .base import SourceInfo
 
@@ -70,7 +71,17 @@ class DirectorySource:
             raise NotAVllmTreeError(
                 f"{self.root} declares vLLM {version}, not {tag}; pass the matching --tag or another directory."
             )
-        shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
+        try:
+            shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
+        except shutil.Error as exc:  # one (source, destination, reason) per file that failed: the first says why
+            failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
+            path, _dest, why = failures[0]
+            raise SourceError(
+                f"Copying {self.root / 'vllm'} failed on {len(failures)} file(s), first {clip(str(path))}: {why}. "
+                "Free disk space if it is full; nothing half-copied is kept."
+            ) from None
+        except OSError as exc:  # the folder itself: a full disk, a permission
+            raise SourceError(f"Copying {self.root / 'vllm'} failed: {exc}; nothing half-copied is kept.") from exc
         return SourceInfo(kind="dir", origin=str(self.root))
 
 
@@ -83,5 +94,10 @@ def _same_release(version: str, tag: str) -> bool | None:
 
 
 def _links_and_caches(folder: str, names: list[str]) -> list[str]:
+    """Links, caches and special files (a FIFO would block the copy; rg skips them too) are left out."""
     base = Path(folder)
-    return [n for n in names if n == "__pycache__" or (base / n).is_symlink()]
+    return [n for n in names if n == "__pycache__" or (base / n).is_symlink() or _special(base / n)]
+
+
+def _special(path: Path) -> bool:
+    return not (path.is_file() or path.is_dir())
