@@ -186,3 +186,28 @@ async def test_get_registry_cannot_show_an_http_client_the_operators_source_path
             flags = await session.call_tool("get_registry", {"tag": "v0.32.0", "kind": "cli_flags", "limit": 1})
     assert not summary.is_error and not flags.is_error
     assert "operators-checkout" not in _text(summary) + _text(flags)
+
+
+async def test_a_second_request_with_the_same_id_cannot_hang_the_first_stream(server: HttpServer) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "grep_vllm_source", "arguments": {"tag": "v0.32.0", "pattern": r"(\w+)\s+\1"}},
+    }
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(server.url, json=INIT, headers=MCP_HEADERS)
+        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        headers["mcp-protocol-version"] = "2025-06-18"
+        await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        answers: list[httpx2.Response] = []
+
+        async def post() -> None:
+            answers.append(await http.post(server.url, json=call, headers=headers))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(post)
+            group.start_soon(post)
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    refused = next(a for a in answers if a.status_code == 409)
+    assert refused.json()["id"] == 7 and "already in flight" in refused.json()["error"]["message"]
