@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from vllm_quant_mcp.knowledge.errors import NotFoundError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, nearest_tags, normalize_tag, tag_key
-from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.context import Fetches, ToolContext
 
-__all__ = ["default_tag", "make_context"]
+__all__ = ["FETCH_QUOTA", "default_tag", "make_context", "serve_fetches", "writable"]
 
 
 def installed_vllm_tag() -> str | None:
@@ -53,8 +54,35 @@ def default_tag(explicit: str | None, known: list[str]) -> str:
     return max(known, key=tag_key)
 
 
-def make_context(tag: str | None, local_models: bool = True) -> ToolContext:
+def make_context(
+    tag: str | None, local_models: bool = True, fetches: Fetches | None = None, local_paths: bool = True
+) -> ToolContext:
     from vllm_quant_mcp.knowledge.registry.store import default_store
 
     store = default_store()
-    return ToolContext(store=store, default_tag=default_tag(tag, store.known_tags()), local_models=local_models)
+    return ToolContext(
+        store=store,
+        default_tag=default_tag(tag, store.known_tags()),
+        local_models=local_models,
+        fetches=fetches or Fetches(),
+        local_paths=local_paths,
+    )
+
+
+def serve_fetches(no_fetch: bool, cache_dir: Path) -> Fetches:
+    """What a server may fetch: nothing with --no-fetch or a cache it cannot write, else FETCH_QUOTA trees."""
+    if no_fetch:
+        return Fetches("this server runs with --no-fetch")
+    if not writable(cache_dir):
+        return Fetches(f"the cache {cache_dir} is read-only (which implies --no-fetch)")
+    return Fetches(quota=FETCH_QUOTA)
+
+
+FETCH_QUOTA = 4  # trees a server fetches for its clients (~85 MB each); the operator refreshes the rest
+
+
+def writable(path: Path) -> bool:
+    """Whether this process can create files at `path` (or, while it does not exist, in its nearest parent)."""
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return os.access(path, os.W_OK)

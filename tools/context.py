@@ -9,12 +9,14 @@ none of them (tests/server/test_startup_imports.py).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from vllm_quant_mcp.knowledge.errors import UnavailableError
 from vllm_quant_mcp.knowledge.registry.model import Registry, SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.knowledge.tags import normalize_tag
@@ -24,7 +26,41 @@ if TYPE_CHECKING:
     from vllm_quant_mcp.knowledge.github.service import GitHubDeps
     from vllm_quant_mcp.knowledge.hub.client import HubClient
 
-__all__ = ["RegistryStore", "ToolContext"]
+__all__ = ["FetchRefusedError", "Fetches", "RegistryStore", "ToolContext"]
+
+
+class FetchRefusedError(UnavailableError):
+    """The tree is not on disk and this process may not fetch it (--no-fetch, a read-only cache, the quota)."""
+
+
+class Fetches:
+    """What a process may fetch into the cache: nothing (`why` says which setting), or up to `quota` trees.
+
+    A tree is ~85 MB packed; a shared server's clients name tags, its operator owns the disk.
+    """
+
+    def __init__(self, why_not: str | None = None, quota: int | None = None) -> None:
+        self.why_not = why_not
+        self.quota = quota
+        self._taken = 0
+        self._lock = threading.Lock()
+
+    def take(self, tag: str, on_disk: list[str]) -> None:
+        """Count one fetch of `tag`, or raise FetchRefusedError naming the setting and the tags on disk."""
+        have = f" On disk: {', '.join(on_disk)}." if on_disk else " No tree is on disk."
+        if self.why_not is not None:
+            raise FetchRefusedError(
+                f"The source of {tag} is not on disk and {self.why_not}, so it is not fetched.{have} "
+                f"Ask the operator to run `vllm-quant-mcp refresh --tag {tag}`."
+            )
+        with self._lock:
+            if self.quota is not None and self._taken >= self.quota:
+                raise FetchRefusedError(
+                    f"The source of {tag} is not on disk and this server has fetched its quota of {self.quota} "
+                    f"trees (~85 MB each) since it started.{have} Ask the operator to run "
+                    f"`vllm-quant-mcp refresh --tag {tag}`."
+                )
+            self._taken += 1
 
 
 class RegistryStore(Protocol):
@@ -84,6 +120,16 @@ class ToolContext:
         """The GitHub client, with the knowledge base and vLLM's history."""
         return self.make_github(self.knowledge)
 
+    fetches: Fetches = field(default_factory=Fetches)
+    # Whether answers may show paths on this machine (a tree's origin): not to an HTTP server's clients.
+    local_paths: bool = True
+
+    def origin(self, info: SourceInfo) -> SourceInfo:
+        """The record as this caller may see it: a local path (no URL scheme) hidden from remote clients."""
+        if self.local_paths or "://" in info.origin:
+            return info
+        return info.model_copy(update={"origin": "(a path on the server's host)"})
+
     def tag(self, tag: str | None) -> str:
         """The tag a call is about: the explicit one, validated, else the pinned default."""
         return normalize_tag(tag) if tag else self.default_tag
@@ -96,9 +142,11 @@ class ToolContext:
         resolved = self.tag(tag)
         if self.store.tree_source(resolved) is not None:
             return self.store.ensure_tree(resolved), None
-        if resolved not in self.store.known_tags():
+        known = self.store.known_tags()
+        if resolved not in known:
             self.store.load_registry(resolved)  # raises UnknownTagError with the nearest tags
+        self.fetches.take(resolved, [t for t in known if self.store.tree_source(t) is not None])
         tree = self.store.ensure_tree(resolved)
         info = self.store.tree_source(resolved)
-        how = f" from {info.kind} ({info.origin})" if info else ""
+        how = f" from {info.kind} ({self.origin(info).origin})" if info else ""
         return tree, f"The source of {resolved} was not cached; fetched it{how} for this call."

@@ -87,11 +87,23 @@ class Window:
             )
         return cls(int(offset), limit, key)
 
-    def take(self, items: Sequence[T], size: Callable[[T], int] = json_size) -> list[T]:
-        """This page's items: from the offset, at most `limit`, ending before the budget is passed."""
+    def check(self, total: int) -> None:
+        """Refuse an offset past the result's real size: the fingerprint is no secret, so a client can forge a
+        cursor (999999999.<hash>), and no page may cost more than the result it is a page of."""
+        if self.offset and self.offset >= total:
+            raise InvalidInputError(
+                f"cursor offset {self.offset:,} is past the end of this result ({total:,} items); pass the "
+                "`next` of the previous page, or omit cursor for the first page."
+            )
+
+    def take(self, items: Sequence[T], size: Callable[[T], int] = json_size, skipped: int = 0) -> list[T]:
+        """This page's items: from the offset, at most `limit`, ending before the budget is passed. `skipped`:
+        how many items before `items` the caller left out (they were never built)."""
+        self.check(skipped + len(items))
         shown: list[T] = []
         spent = 0
-        for item in items[self.offset : self.offset + self.limit]:
+        start = self.offset - skipped
+        for item in items[start : start + self.limit]:
             spent += size(item)
             if shown and spent > self.budget:
                 break

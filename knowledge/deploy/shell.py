@@ -29,23 +29,34 @@ _PIP_PIN = re.compile(r"\bvllm==(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)")
 _ASSIGNMENT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$", re.DOTALL)
 _OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", ">&", "<&", "&>", "(", ")"})
 _WRAPPERS = frozenset({"exec", "nohup", "time", "env", "command"})
+_HEREDOC = re.compile(r"(?<!<)<<(?P<dash>-?)[ \t]*(?P<q>['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)(?P=q)")
 # References a line may use, its variables' own included; each is matched against the line's values.
 MAX_REFERENCES = 1_000
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """Lines with backslash continuations joined, each with the number of its first physical line."""
+    """Lines with backslash continuations joined, each with the number of its first physical line; the bodies
+    of here-documents (`cat <<EOF ... EOF`) are data, not commands, and are left out."""
     out: list[tuple[int, str]] = []
     pending: list[str] = []
+    bodies: list[tuple[str, bool]] = []  # (delimiter, tabs stripped) of the here-documents still open
     start = 0
     for number, line in enumerate(text.splitlines(), 1):
+        if bodies:
+            delimiter, strip_tabs = bodies[0]
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                bodies.pop(0)
+            continue
         if not pending:
             start = number
         if line.endswith("\\") and not line.endswith("\\\\"):
             pending.append(line[:-1])
             continue
         pending.append(line)
-        out.append((start, " ".join(pending)))
+        joined = " ".join(pending)
+        out.append((start, joined))
+        if not joined.lstrip().startswith("#"):
+            bodies = [(m["word"], bool(m["dash"])) for m in _HEREDOC.finditer(joined)]
         pending = []
     if pending:
         out.append((start, " ".join(pending)))

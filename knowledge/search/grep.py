@@ -17,7 +17,9 @@ Errors::
 from __future__ import annotations
 
 import bisect
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import regex
@@ -34,6 +36,8 @@ from .translate import Translated, Untranslatable, translate
 __all__ = ["CALL_LIMIT", "Found", "InvalidPatternError", "LineHit", "PatternTimeoutError", "files_containing", "search"]
 
 CALL_LIMIT = 1.5  # seconds one regex call may take: past that it is backtracking, not searching
+COUNT_LIMIT = 2.0  # seconds the count may go on once `keep` lines are found; past that the total is a lower bound
+MAX_NESTING = 1_000_000  # product of nested repeat counts; `regex` took 5 s to compile 10 M
 
 
 class InvalidPatternError(InvalidInputError):
@@ -72,6 +76,9 @@ class _Deadline:
             raise TimeoutError
         return min(left, CALL_LIMIT)
 
+    def shorten(self, seconds: float) -> None:
+        self.at = min(self.at, time.monotonic() + seconds)
+
 
 def search(
     index: SearchIndex,
@@ -82,7 +89,48 @@ def search(
     path_glob: str | None = None,
     keep: int = 100,
     time_limit: float = 10.0,
+    skip: int = 0,
 ) -> Found:
+    """Matching lines: `hits` holds those from `skip` up to `keep`, so a page far into a result builds only its
+    own lines; a `skip` past the total is the caller's to refuse (Found.total says how many there are)."""
+    asked = (pattern, fixed_string, ignore_case, path_glob)
+    with _lock:
+        known = _refused.get(asked)
+    if known is not None:
+        raise known
+    try:
+        return _search(index, pattern, fixed_string, ignore_case, path_glob, keep, time_limit, skip)
+    except (InvalidPatternError, PatternTimeoutError) as exc:
+        with _lock:  # remembered: the same pattern costs nothing the second time
+            _refused[asked] = exc
+            while len(_refused) > 256:
+                _refused.popitem(last=False)
+        raise
+
+
+_lock = threading.Lock()
+_refused: OrderedDict[tuple[str, bool, bool, str | None], InvalidInputError] = OrderedDict()
+
+
+def _search(
+    index: SearchIndex,
+    pattern: str,
+    fixed_string: bool,
+    ignore_case: bool,
+    path_glob: str | None,
+    keep: int,
+    time_limit: float,
+    skip: int,
+) -> Found:
+    try:
+        translated: Translated | None = translate(pattern, ignore_case, fixed_string)
+    except Untranslatable:
+        translated = None
+    if translated is not None and translated.nesting > MAX_NESTING:
+        raise InvalidPatternError(
+            f"the pattern {clip(pattern)} nests counted repeats {translated.nesting:,} deep (at most "
+            f"{MAX_NESTING:,}); compiling it alone would take seconds. Use an open repeat (+, *) or a smaller count."
+        )
     source = regex.escape(pattern) if fixed_string else pattern
     try:
         compiled = regex.compile(source, regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0))
@@ -95,12 +143,18 @@ def search(
     deadline = _Deadline(time_limit)
     try:
         try:
-            translated = translate(pattern, ignore_case, fixed_string)
-            ends = _engine_ends(index, translated, ranges, compiled, deadline)
+            if translated is None:
+                raise Untranslatable("read by the regex module alone")
+            ends = _engine_ends(index, translated, ranges, compiled, deadline, keep)
         except (Untranslatable, EngineRefused):
             ends = _regex_ends(index.pack, files, compiled, deadline, keep)
     except _Partial as partial:
-        return Found(_hits(index.pack, partial.ends, keep), len(partial.ends), len(files), counted_all=False)
+        return Found(
+            _spans(index.pack, _hits(index.pack, partial.ends[skip:keep]), compiled),
+            len(partial.ends),
+            len(files),
+            counted_all=False,
+        )
     except TimeoutError as exc:
         raise PatternTimeoutError(
             f"the pattern {clip(pattern)} ran past its time limit ({CALL_LIMIT:g} s on one line or file, "
@@ -108,7 +162,7 @@ def search(
             "engine, which runs patterns RE2 cannot: lookarounds, back-references, fuzzy matching). Simplify the "
             "pattern, anchor it on a literal, narrow with path_glob, or pass fixed_string=true."
         ) from exc
-    return Found(_spans(index.pack, _hits(index.pack, ends, keep), compiled), len(ends), len(files))
+    return Found(_spans(index.pack, _hits(index.pack, ends[skip:keep]), compiled), len(ends), len(files))
 
 
 LONG_LINE = MAX_LINE_CHARS  # bytes (at least as many characters): such a line is shown around its match
@@ -144,18 +198,24 @@ class _Partial(Exception):
 
 
 def _engine_ends(
-    index: SearchIndex, translated: Translated, ranges: Ranges, compiled: regex.Pattern[str], deadline: _Deadline
+    index: SearchIndex,
+    translated: Translated,
+    ranges: Ranges,
+    compiled: regex.Pattern[str],
+    deadline: _Deadline,
+    keep: int,
 ) -> list[int]:
     narrow, wide = line_ends(index.engine, translated, ranges)
     pack = index.pack
     if not translated.sensitive:
-        return narrow if translated.exact else _verified(pack, narrow, compiled, deadline)
+        return narrow if translated.exact else _verified(pack, narrow, compiled, deadline, keep)
     nonascii = index.nonascii_ends()
     ascii_ends = [e for e in narrow if e not in nonascii]
-    if not translated.exact:
-        ascii_ends = _verified(pack, ascii_ends, compiled, deadline)
-    decided = _verified(pack, [e for e in wide if e in nonascii], compiled, deadline)
-    return sorted(ascii_ends + decided) if decided else ascii_ends
+    decide = [e for e in wide if e in nonascii]
+    if translated.exact and not decide:
+        return ascii_ends
+    trusted = frozenset(ascii_ends) if translated.exact else frozenset()
+    return _verified(pack, sorted(ascii_ends + decide), compiled, deadline, keep, trusted)
 
 
 def _line(pack: Pack, end: int) -> str:
@@ -164,8 +224,28 @@ def _line(pack: Pack, end: int) -> str:
     return pack.blob[start : end - 1].decode("utf-8", "replace")
 
 
-def _verified(pack: Pack, ends: list[int], compiled: regex.Pattern[str], deadline: _Deadline) -> list[int]:
-    return [e for e in ends if compiled.search(_line(pack, e), timeout=deadline.call_limit()) is not None]
+def _verified(
+    pack: Pack,
+    ends: list[int],
+    compiled: regex.Pattern[str],
+    deadline: _Deadline,
+    keep: int,
+    trusted: frozenset[int] = frozenset(),
+) -> list[int]:
+    """The lines of `ends` the pattern matches (`trusted` ones unchecked), in order; once `keep` are found the
+    count gets COUNT_LIMIT more, so a broad back-reference answers with its first page instead of timing out."""
+    found: list[int] = []
+    try:
+        for e in ends:
+            if e in trusted or compiled.search(_line(pack, e), timeout=deadline.call_limit()) is not None:
+                found.append(e)
+                if len(found) == keep:
+                    deadline.shorten(COUNT_LIMIT)
+    except TimeoutError:
+        if len(found) >= keep:
+            raise _Partial(found) from None
+        raise
+    return found
 
 
 def _regex_ends(
@@ -183,6 +263,8 @@ def _regex_ends(
                 byte_offset += stop - chars if ascii_text else len(text[chars:stop].encode("utf-8"))
                 chars = stop
                 ends.append(byte_offset + 1)
+                if len(ends) == keep:
+                    deadline.shorten(COUNT_LIMIT)
     except TimeoutError:
         if len(ends) >= keep:  # a broad pattern, not a runaway one: answer with what was found
             raise _Partial(ends) from None
@@ -218,11 +300,11 @@ def _by_lines(compiled: regex.Pattern[str], text: str, deadline: _Deadline) -> l
     return found
 
 
-def _hits(pack: Pack, ends: list[int], keep: int) -> list[LineHit]:
+def _hits(pack: Pack, ends: list[int]) -> list[LineHit]:
     hits: list[LineHit] = []
     blob = pack.blob
     current, counted_to, line = -1, 0, 0
-    for end in ends[:keep]:
+    for end in ends:
         start = blob.rfind(b"\n", 0, end - 1) + 1
         file_id = bisect.bisect_right(pack.starts, start) - 1
         if file_id != current:

@@ -28,7 +28,7 @@ hyperscan: ModuleType | None = None
 with suppress(ImportError):  # Hyperscan has wheels for x86-64 only; RE2 answers the same elsewhere
     import hyperscan
 
-__all__ = ["Engine", "EngineRefused", "Ranges", "line_ends"]
+__all__ = ["HYPERSCAN_NESTING", "Engine", "EngineRefused", "Ranges", "line_ends"]
 
 Ranges = list[tuple[int, int]]
 _LINE = "[^\\n]*\\n"
@@ -39,26 +39,42 @@ class EngineRefused(Exception):
     the search runs `regex` (grep.py catches it; it never leaves the search package)."""
 
 
+HYPERSCAN_NESTING = 400  # nested repeat counts Hyperscan compiles in well under a second (400: 0.6 s; 2,000: 7 s)
+
+
 class Engine:
-    """Compiled line patterns of one pack, shared by all threads (each scan holds its database's lock)."""
+    """Compiled line patterns of one pack, shared by all threads (each scan holds its database's lock).
+
+    A pattern compiles outside the engine's lock, so a slow compile holds up only the callers of the same
+    pattern, never a quick grep of the same tag.
+    """
 
     def __init__(self, pack: Pack) -> None:
         self.pack = pack
         self._compiled: dict[tuple[str, ...], Callable[[Ranges], list[list[int]]]] = {}
+        self._compiling: dict[tuple[str, ...], threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def scan(self, bodies: tuple[str, ...], ranges: Ranges) -> list[list[int]]:
+    def scan(self, bodies: tuple[str, ...], ranges: Ranges, nesting: int = 1) -> list[list[int]]:
         """For each body, the sorted offsets just past the newline of every line in `ranges` it matches."""
         with self._lock:
             scan = self._compiled.get(bodies)
-            if scan is None:
-                if len(self._compiled) >= 64:
-                    self._compiled.pop(next(iter(self._compiled)))
-                scan = self._compiled[bodies] = self._compile(bodies)
+            compiling = self._compiling.setdefault(bodies, threading.Lock())
+        if scan is None:
+            with compiling:  # one compile per pattern however many ask at once
+                with self._lock:
+                    scan = self._compiled.get(bodies)
+                if scan is None:
+                    scan = self._compile(bodies, nesting)
+                    with self._lock:
+                        if len(self._compiled) >= 64:
+                            self._compiled.pop(next(iter(self._compiled)))
+                        self._compiled[bodies] = scan
+                        self._compiling.pop(bodies, None)
         return [sorted(ends) for ends in scan(ranges)]
 
-    def _compile(self, bodies: tuple[str, ...]) -> Callable[[Ranges], list[list[int]]]:
-        if hyperscan is not None:
+    def _compile(self, bodies: tuple[str, ...], nesting: int) -> Callable[[Ranges], list[list[int]]]:
+        if hyperscan is not None and nesting <= HYPERSCAN_NESTING:
             try:
                 return self._hyperscan(bodies)
             except hyperscan.error:
@@ -125,7 +141,7 @@ def _collect(expression: int, _start: int, end: int, _flags: int, context: Any) 
 def line_ends(engine: Engine, translated: Translated, ranges: Ranges) -> tuple[list[int], list[int]]:
     """Ends of the lines the narrow body matches, and (when sensitive) of those the wide superset matches."""
     if translated.wide is None or translated.wide == translated.body:
-        narrow = engine.scan((translated.body,), ranges)[0]
+        narrow = engine.scan((translated.body,), ranges, translated.nesting)[0]
         return narrow, narrow
-    narrow, wide = engine.scan((translated.body, translated.wide), ranges)
+    narrow, wide = engine.scan((translated.body, translated.wide), ranges, translated.nesting)
     return narrow, wide

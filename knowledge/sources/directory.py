@@ -6,7 +6,8 @@ __init__ for dotted names and can run import hooks). A checkout or unpacked sdis
 (its csrc/, requirements/, docs/, tests/ and CMakeLists.txt are the release as much as vllm/ is, and the
 package index's sdist is kept whole too: a tag holds the same files whichever source refreshed it), minus
 version control and caches; the installed package is only `vllm/`, beside which site-packages holds
-everything else. Only regular files are copied, so the stored tree holds no links to follow out of it.
+everything else. Only regular files are copied, so the stored tree holds no links to follow out of it (nor
+FIFOs, which would block the copy).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.echo import clip
 
-from ..errors import NotAVllmTreeError, UnsafeInputError
+from ..errors import NotAVllmTreeError, SourceError, UnsafeInputError
 from ..tags import InvalidTagError, normalize_tag
 from .base import SourceInfo
 
@@ -74,10 +75,18 @@ class DirectorySource:
             raise NotAVllmTreeError(
                 f"{self.root} declares vLLM {version}, not {tag}; pass the matching --tag or another directory."
             )
-        if self.whole:
-            shutil.copytree(self.root, dest, symlinks=True, ignore=_links_and_caches, dirs_exist_ok=True)
-        else:
-            shutil.copytree(self.root / "vllm", dest / "vllm", symlinks=True, ignore=_links_and_caches)
+        source, target = (self.root, dest) if self.whole else (self.root / "vllm", dest / "vllm")
+        try:
+            shutil.copytree(source, target, symlinks=True, ignore=_links_and_caches, dirs_exist_ok=True)
+        except shutil.Error as exc:  # one (source, destination, reason) per file that failed: the first says why
+            failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
+            path, _dest, why = failures[0]
+            raise SourceError(
+                f"Copying {source} failed on {len(failures)} file(s), first {clip(str(path))}: {why}. "
+                "Free disk space if it is full; nothing half-copied is kept."
+            ) from None
+        except OSError as exc:  # the folder itself: a full disk, a permission
+            raise SourceError(f"Copying {source} failed: {exc}; nothing half-copied is kept.") from exc
         return SourceInfo(kind="dir", origin=str(self.root))
 
 
@@ -94,5 +103,10 @@ _NOT_SOURCE = frozenset({".git", "__pycache__", ".venv", "venv", ".mypy_cache", 
 
 
 def _links_and_caches(folder: str, names: list[str]) -> list[str]:
+    """Links, caches and special files (a FIFO would block the copy; rg skips them too) are left out."""
     base = Path(folder)
-    return [n for n in names if n in _NOT_SOURCE or (base / n).is_symlink()]
+    return [n for n in names if n in _NOT_SOURCE or (base / n).is_symlink() or _special(base / n)]
+
+
+def _special(path: Path) -> bool:
+    return not (path.is_file() or path.is_dir())

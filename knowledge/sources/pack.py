@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import struct
 import threading
 from array import array
@@ -46,6 +47,7 @@ __all__ = [
 PACK_NAME = "files.pack"
 INDEX_NAME = "files.idx"
 FORMAT = b"VQPACK01"
+_UNSAFE_NAME = re.compile("[\x00-\x1f\x7f]")
 _HEAD = struct.Struct("<8sIIIIIQ")  # magic, files, paths bytes, non-ASCII line ends, no-newline ids, binaries bytes
 
 
@@ -102,8 +104,14 @@ class PackBuilder:
     def __init__(self) -> None:
         self._texts: dict[str, bytes] = {}
         self._binaries: set[str] = set()
+        self.refused: list[str] = []  # names with control characters, left out
 
     def add(self, relpath: str, data: bytes | memoryview) -> None:
+        """Keep one file; a name holding a control character is left out (refused), as no vLLM file has one and
+        a newline in it would shift every later path of the index by one."""
+        if _UNSAFE_NAME.search(relpath):
+            self.refused.append(relpath)
+            return
         raw = bytes(data)
         if b"\0" in raw:
             self._binaries.add(relpath)
@@ -183,6 +191,8 @@ def _load(folder: Path) -> Pack:
         blob: bytes | mmap.mmap = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     starts, nonascii, missing = arrays
     paths = names.split("\n") if count else []
+    if len(paths) != count:  # a name with a newline, written before such names were refused
+        raise DamagedPackError(f"{folder / INDEX_NAME} lists {len(paths)} paths for {count} files; refresh the tag.")
     return Pack(paths, starts, blob, nonascii, missing, binaries.split("\n") if binaries else [])
 
 

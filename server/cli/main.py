@@ -29,7 +29,7 @@ from pydantic.fields import FieldInfo
 from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.server.cli.cache import add_cache
 from vllm_quant_mcp.server.cli.inputs import INPUTS, Input, is_string_map, value_parser
-from vllm_quant_mcp.server.cli.output import print_result, spelling
+from vllm_quant_mcp.server.cli.output import print_result, spelling, terminal_safe
 from vllm_quant_mcp.server.cli.parser import Parser, reject_unknown, spelled
 from vllm_quant_mcp.server.errors import cli_text, exit_code, validation_text
 from vllm_quant_mcp.server.toolsets import all_specs
@@ -198,6 +198,11 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="HTTP: let clients name model directories on this host (pick); stdio always may",
     )
+    p.add_argument(
+        "--no-fetch",
+        action="store_true",
+        help="answer only from trees on disk; never download a tag's source (a read-only cache implies it)",
+    )
     p.set_defaults(run=_serve, parser=p)
 
 
@@ -293,7 +298,7 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
     parser: argparse.ArgumentParser = args.parser
     spec: ToolSpec[Any, Any] | None = getattr(args, "spec", None)
     message = spelled(str(exc), *spelling(spec, args.spell)) if spec is not None else str(exc)
-    print(f"{parser.prog}: error: {cli_text(message)}", file=sys.stderr)
+    print(f"{parser.prog}: error: {terminal_safe(cli_text(message))}", file=sys.stderr)
     return code
 
 

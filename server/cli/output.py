@@ -10,7 +10,9 @@ with the MCP parameter names in its notes rewritten to the flags typed here.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import re
 from typing import Any, TextIO
 
 from pydantic import BaseModel
@@ -41,16 +43,28 @@ def human_text(spec: ToolSpec[Any, Any], result: BaseModel, spell: dict[str, str
     return spelled(spec.renderer()(result), *spelling(spec, spell))
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """Text as the CLI may print it: control characters other than newline and tab shown as \\xNN, so an escape
+    code in an audited file (ESC[2J, a title change, a hyperlink) is never run by the reader's terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Namespace, stream: TextIO) -> None:
     custom = INPUTS.get(spec.name)
-    if custom is not None and custom.show is not None and custom.show(result, args, stream):
-        return
+    if custom is not None and custom.show is not None:
+        shown = io.StringIO()
+        if custom.show(result, args, shown):
+            stream.write(terminal_safe(shown.getvalue()))
+            return
     if args.json:
         stream.write(json_text(spec, result) + "\n")
         return
     from vllm_quant_mcp.server.cli.tables import TABLES, show
 
     if spec.name in TABLES:
-        show(spec.name, result, stream, lambda text: spelled(text, *spelling(spec, args.spell)))
+        show(spec.name, result, stream, lambda text: terminal_safe(spelled(text, *spelling(spec, args.spell))))
         return
-    stream.write(human_text(spec, result, args.spell) + "\n")
+    stream.write(terminal_safe(human_text(spec, result, args.spell)) + "\n")

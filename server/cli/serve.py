@@ -1,7 +1,10 @@
 """`vllm-quant-mcp serve`: stdio for a local agent, streamable HTTP for a team-shared server.
 
 Over HTTP the clients are not the machine's owner: model directories on the host are read
-only with `--allow-local-models`. `--stateless` keeps nothing between requests (the SDK's
+only with `--allow-local-models`, and no answer shows a path on the host. The disk is the
+operator's: with `--no-fetch` (or a cache it cannot write) a tree not on disk is refused with an
+error naming the setting; otherwise a server fetches at most FETCH_QUOTA trees for its clients.
+`--stateless` keeps nothing between requests (the SDK's
 stateless streamable HTTP), so any process behind a load balancer answers any request of a
 session; they share one cache, prepared by `refresh` beforehand (README: a team server).
 """
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
 from vllm_quant_mcp.server.mcp.app import build_server
-from vllm_quant_mcp.server.runtime import make_context, pinned_tag
+from vllm_quant_mcp.server.runtime import make_context, pinned_tag, serve_fetches
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -46,7 +49,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     local_models = args.transport == "stdio" or args.allow_local_models
-    server = build_server(lambda: make_context(args.tag, local_models=local_models))
+    from vllm_quant_mcp.knowledge.settings import settings
+
+    fetches = serve_fetches(args.no_fetch, settings().cache_dir)
+    local_paths = args.transport == "stdio"
+    server = build_server(
+        lambda: make_context(args.tag, local_models=local_models, fetches=fetches, local_paths=local_paths)
+    )
     if args.transport == "stdio":
         server.run("stdio")
         return 0

@@ -9,7 +9,9 @@ open stream or a running call is never closed), of that client when it is the cl
 cap, of anyone's when it is the total. Only when none is idle is the new one refused. A
 session is closed the way a client closes it, a DELETE with its id, so the SDK tears down
 its task and transport as it always does. Sessions the SDK reaps after `IDLE` seconds are
-forgotten here at the same age.
+forgotten here at the same age. A request whose JSON-RPC id is already in flight in its session
+is answered 409 with a JSON-RPC error: the SDK keys response streams by id, so the first stream
+would hang.
 
 Stateless servers keep no sessions, and their GET streams (server-to-client messages,
 which a stateless server never sends) stayed open forever: `StatelessGetRefused` answers
@@ -18,9 +20,10 @@ them 405.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,6 +42,7 @@ class _Session:
     client: str
     last_active: float
     in_flight: int = 0
+    ids: set[str] = field(default_factory=set)  # JSON-RPC ids of the requests this session has in flight
 
 
 class SessionCap:
@@ -72,9 +76,19 @@ class SessionCap:
 
     async def _within(self, session: _Session, scope: Scope, receive: Receive, send: Send) -> None:
         session.in_flight += 1
+        ids: set[str] = set()
         try:
+            if scope.get("method") == "POST":
+                body, receive = await _buffered(receive)
+                ids = _request_ids(body)
+                taken = ids & session.ids
+                if taken:
+                    await _duplicate(send, sorted(taken)[0])
+                    return
+                session.ids |= ids
             await self.app(scope, receive, send)
         finally:
+            session.ids -= ids
             session.in_flight -= 1
             session.last_active = self.clock()
 
@@ -150,6 +164,48 @@ class StatelessGetRefused:
             await _refuse(send, 405, b"a stateless server opens no GET stream; send requests with POST\n", b"POST")
             return
         await self.app(scope, receive, send)
+
+
+MAX_BODY = 4 << 20  # bytes of a POST read to find its ids; a larger body passes on unread (no tool takes one)
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body (up to MAX_BODY) and a receive that replays it to the app, then reads on."""
+    messages: list[Message] = []
+    size, more = 0, True
+    while more and size <= MAX_BODY:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break
+        size += len(message.get("body", b""))
+        more = bool(message.get("more_body"))
+    body = b"".join(m.get("body", b"") for m in messages) if not more else b""
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    return body, replay
+
+
+def _request_ids(body: bytes) -> set[str]:
+    """The ids of the requests (not notifications or responses) in a JSON-RPC message or batch, as JSON text."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return set()
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return {json.dumps(m["id"]) for m in items if isinstance(m, dict) and "method" in m and m.get("id") is not None}
+
+
+async def _duplicate(send: Send, taken: str) -> None:
+    """A JSON-RPC error for a request whose id is still in flight: the SDK would route both answers to the second
+    stream, and the first would wait for ever."""
+    error = {"code": -32600, "message": f"request id {taken} is already in flight in this session; use a new id"}
+    body = json.dumps({"jsonrpc": "2.0", "id": json.loads(taken), "error": error}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 409, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _refuse(send: Send, status: int, body: bytes, allow: bytes | None = None) -> None:

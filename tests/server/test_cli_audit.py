@@ -91,3 +91,12 @@ def test_audit_of_a_file_over_one_megabyte_is_refused_naming_the_cap(tmp_path: P
         out.truncate(2**40)  # sparse: a terabyte by stat, refused after one megabyte read
     done = call_cli("audit", str(path), cache=tmp_path)
     assert done.returncode == 2 and "deploy.sh is larger than 1 MB" in done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_terminal_escape_codes_in_an_audited_file_never_reach_the_terminal(fmt: str, tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve m --quantization '\x1b[2J\x1b]0;owned\x07fp8'\n", encoding="utf-8")
+    done = call_cli("audit", str(script), "--tag", "v0.32.0", "--format", fmt, cache=tmp_path)
+    assert "\\x1b[2J" in done.stdout + done.stderr
+    assert not any(c in done.stdout + done.stderr for c in "\x1b\x07")

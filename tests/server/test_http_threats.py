@@ -20,7 +20,13 @@ from support.loopback import closed_port
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
 from vllm_quant_mcp.knowledge.hub.model_facts import MAX_LAYERS
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.knowledge.search.grep import MAX_NESTING
+from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.server.http.sessions import PER_CLIENT
+from vllm_quant_mcp.tools.find_symbol.tool import PARSE_LIMIT
+from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
+from vllm_quant_mcp.tools.paging import Window
 
 pytestmark = pytest.mark.anyio
 INIT = {
@@ -126,3 +132,82 @@ def test_a_port_in_use_cannot_be_buried_in_log_lines(server: HttpServer, tmp_pat
     assert done.stderr.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{server.port}: Address already in use"
     ]
+
+
+def _forged_cursor(query: dict[str, Any]) -> str:
+    """What a client computes from the tool's own fingerprint: the check is no secret."""
+    key = Window.of(GrepQuery(**query), "grep_vllm_source", 20, ignore=("max_results",)).key
+    return f"999999999.{key}"
+
+
+async def test_a_forged_cursor_far_past_the_end_cannot_build_millions_of_lines(server: HttpServer) -> None:
+    query = {"tag": "v0.32.0", "pattern": ".", "context": 10}
+    async with http_session(server.url) as session:
+        result = await session.call_tool("grep_vllm_source", {**query, "cursor": _forged_cursor(query)})
+    assert result.is_error and "past the end of this result" in _text(result)
+
+
+async def test_a_symbol_named_in_every_file_cannot_parse_them_all(server: HttpServer) -> None:
+    async with http_session(server.url) as session:
+        common = await session.call_tool("find_symbol", {"tag": "v0.32.0", "name": "self"})
+        qualified = await session.call_tool("find_symbol", {"tag": "v0.32.0", "name": "Zzz.self"})
+    assert common.is_error and f"in {PARSE_LIMIT:g} s" in _text(common)
+    assert qualified.is_error and "no definition of 'Zzz.self'" in _text(qualified)
+
+
+async def test_a_pattern_too_costly_to_compile_is_refused_without_holding_the_tag(server: HttpServer) -> None:
+    async with http_session(server.url) as session:
+        costly = await session.call_tool(
+            "grep_vllm_source", {"tag": "v0.32.0", "pattern": "(?:(?:(?:a{1,10}){1000}){1000})"}
+        )
+        quick = await session.call_tool(
+            "grep_vllm_source", {"tag": "v0.32.0", "pattern": "class Fp8Config", "max_results": 1}
+        )
+    assert costly.is_error and f"{MAX_NESTING:,}" in _text(costly)
+    assert not quick.is_error
+
+
+async def test_a_client_naming_a_tag_not_on_disk_cannot_fill_a_no_fetch_servers_disk(tmp_path: Path) -> None:
+    with http_server(tmp_path, "--no-fetch") as running:
+        async with http_session(running.url) as session:
+            result = await session.call_tool("grep_vllm_source", {"tag": "v0.30.0", "pattern": "Fp8Config"})
+    assert result.is_error and "v0.30.0 is not on disk" in _text(result) and "--no-fetch" in _text(result)
+    assert not (tmp_path / "trees").exists() or not any((tmp_path / "trees").iterdir())
+
+
+async def test_get_registry_cannot_show_an_http_client_the_operators_source_paths(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    bundled = store.load_registry("v0.32.0")
+    local = SourceInfo(kind="dir", origin=str(tmp_path / "operators-checkout"))
+    store.save_registry(bundled.model_copy(update={"source": local}))
+    with http_server(tmp_path) as running:
+        async with http_session(running.url) as session:
+            summary = await session.call_tool("get_registry", {"tag": "v0.32.0"})
+            flags = await session.call_tool("get_registry", {"tag": "v0.32.0", "kind": "cli_flags", "limit": 1})
+    assert not summary.is_error and not flags.is_error
+    assert "operators-checkout" not in _text(summary) + _text(flags)
+
+
+async def test_a_second_request_with_the_same_id_cannot_hang_the_first_stream(server: HttpServer) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "grep_vllm_source", "arguments": {"tag": "v0.32.0", "pattern": r"(\w+)\s+\1"}},
+    }
+    async with httpx2.AsyncClient(timeout=60) as http:
+        opened = await http.post(server.url, json=INIT, headers=MCP_HEADERS)
+        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        headers["mcp-protocol-version"] = "2025-06-18"
+        await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        answers: list[httpx2.Response] = []
+
+        async def post() -> None:
+            answers.append(await http.post(server.url, json=call, headers=headers))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(post)
+            group.start_soon(post)
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    refused = next(a for a in answers if a.status_code == 409)
+    assert refused.json()["id"] == 7 and "already in flight" in refused.json()["error"]["message"]

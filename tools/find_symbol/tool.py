@@ -8,7 +8,9 @@ agent can correct itself; their vocabulary is read once per tree, in a fraction 
 
 from __future__ import annotations
 
-from vllm_quant_mcp.knowledge.errors import NotFoundError
+import time
+
+from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
 from vllm_quant_mcp.knowledge.search.grep import files_containing
 from vllm_quant_mcp.knowledge.search.index import SearchIndex
 from vllm_quant_mcp.knowledge.search.loading import index_for
@@ -19,13 +21,25 @@ from vllm_quant_mcp.tools.paging import Window
 
 from .models import SymbolLocation, SymbolQuery, SymbolResult
 
-__all__ = ["PYTHON_GLOB", "UnknownSymbolError", "find_in_tree", "find_symbol"]
+__all__ = [
+    "PARSE_LIMIT",
+    "PYTHON_GLOB",
+    "SymbolLookupTimeoutError",
+    "UnknownSymbolError",
+    "find_in_tree",
+    "find_symbol",
+]
 
 PYTHON_GLOB = "vllm/**/*.py"
+PARSE_LIMIT = 3.0  # seconds of parsing a lookup may spend before its first definition (all 2.6k files: ~9 s)
 
 
 class UnknownSymbolError(NotFoundError):
     """No definition of that name (and kind) in vllm/ at this tag."""
+
+
+class SymbolLookupTimeoutError(InvalidInputError):
+    """The name is so common that parsing ran past its time limit before finding a definition."""
 
 
 def find_symbol(ctx: ToolContext, query: SymbolQuery) -> SymbolResult:
@@ -49,7 +63,19 @@ def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> Sy
     bare = query.name.rsplit(".", 1)[-1]
     suffix = "." + query.name
     found, chosen = [], []
-    for file_id in files_containing(index, bare, PYTHON_GLOB):
+    candidates = _candidates(index, query.name)
+    truncated_by_time = False
+    stop = time.monotonic() + PARSE_LIMIT
+    for parsed, file_id in enumerate(candidates):
+        if time.monotonic() > stop and chosen:
+            truncated_by_time = True  # a forged cursor far into `forward` costs PARSE_LIMIT, not every file
+            break
+        if time.monotonic() > stop:
+            raise SymbolLookupTimeoutError(
+                f"{bare!r} appears in {len(candidates):,} files under vllm/ at {tree.tag}; {parsed:,} were parsed "
+                f"in {PARSE_LIMIT:g} s without a definition of {query.name!r}. Qualify the name (Class.method) "
+                "or find it with grep_vllm_source."
+            )
         for d in definitions(tree, index.paths[file_id]):
             if d.qualified_name == query.name or d.qualified_name.endswith(suffix):
                 found.append(d)
@@ -59,7 +85,7 @@ def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> Sy
             break
     if not chosen:
         raise UnknownSymbolError(_miss(tree, index, query, {d.kind for d in found}))
-    truncated = len(chosen) > query.max_results
+    truncated = truncated_by_time or len(chosen) > query.max_results
     chosen = chosen[: query.max_results]
     return SymbolResult(
         tag=tree.tag,
@@ -78,6 +104,18 @@ def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> Sy
             for d in chosen
         ],
     )
+
+
+def _candidates(index: SearchIndex, name: str) -> list[int]:
+    """Files holding every part of the qualified name (each scope's name is in the file that defines it), so
+    `Zzz.self` parses the files naming Zzz, not the 2.6k naming self."""
+    files: set[int] | None = None
+    for part in reversed(name.split(".")):
+        holding = set(files_containing(index, part, PYTHON_GLOB))
+        files = holding if files is None else files & holding
+        if not files:
+            break
+    return sorted(files or ())
 
 
 def _miss(tree: SourceTree, index: SearchIndex, query: SymbolQuery, other_kinds: set[SymbolKind]) -> str:

@@ -35,11 +35,12 @@ def get_registry(ctx: ToolContext, query: GetRegistryQuery) -> RegistryView:
         summaries = [
             KindSummary(kind=k, count=len(entries_of(registry, k)), note=_note(registry.notes, k)) for k in KIND_NAMES
         ]
-        return RegistryView(tag=registry.tag, source=registry.source, kinds=summaries, total=len(summaries))
+        return RegistryView(tag=registry.tag, source=ctx.origin(registry.source), kinds=summaries, total=len(summaries))
     window = Window.of(query, "get_registry", query.limit)
     whole = kind_view(registry, query.kind, query.contains)
     shown = window.take(whole.entries)
-    return whole.model_copy(update={"entries": shown, **window.fields(len(shown), whole.total)})
+    page = window.fields(len(shown), whole.total)
+    return whole.model_copy(update={"entries": shown, "source": ctx.origin(registry.source), **page})
 
 
 def kind_view(registry: Registry, kind: str, contains: str | None = None) -> RegistryView:

@@ -25,8 +25,9 @@ def grep_vllm_source(ctx: ToolContext, query: GrepQuery) -> GrepResult:
     window = Window.of(query, "grep_vllm_source", query.max_results, ignore=("max_results",))
     tree, note = ctx.tree(query.tag)
     upto = query.model_copy(update={"max_results": window.offset + window.limit})
-    found = grep_tree(tree, index_for(tree), upto)
-    shown = window.take(found.matches)
+    found = grep_tree(tree, index_for(tree), upto, skip=window.offset)
+    window.check(found.total_matches)
+    shown = window.take(found.matches, skipped=window.offset)
     page = window.fields(len(shown), found.total_matches)
     hint = None
     if page["next"]:
@@ -38,8 +39,9 @@ def grep_vllm_source(ctx: ToolContext, query: GrepQuery) -> GrepResult:
     return found.model_copy(update={"matches": shown, "truncated": more, "hint": hint, "note": note, **page})
 
 
-def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepResult:
-    """Matching lines of the tree at its tag; raises InvalidPatternError or PatternTimeoutError (ValueErrors)."""
+def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery, skip: int = 0) -> GrepResult:
+    """Matching lines of the tree at its tag, those before `skip` left out (a later page builds only its own);
+    raises InvalidPatternError or PatternTimeoutError (ValueErrors)."""
     found = search(
         index,
         query.pattern,
@@ -47,6 +49,7 @@ def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepRes
         ignore_case=query.ignore_case,
         path_glob=query.path_glob,
         keep=query.max_results,
+        skip=skip,
     )
     matches = []
     for hit in found.hits:
@@ -62,7 +65,7 @@ def grep_tree(tree: SourceTree, index: SearchIndex, query: GrepQuery) -> GrepRes
                 permalink=tree.permalink(path, hit.line),
             )
         )
-    truncated = found.total > len(matches)
+    truncated = found.total > skip + len(matches)
     hint = None
     if truncated:
         hint = (

@@ -86,3 +86,19 @@ def test_yaml_nested_thousands_deep_is_refused_as_a_deploy_file_error() -> None:
     text = "kind: Deployment\nx: " + "[" * 5000 + "]" * 5000 + "\n"
     with pytest.raises(DeployFileError, match="nests lists or mappings too deeply"):
         find_invocations(text, "deep.yaml")
+
+
+def test_a_heredoc_body_is_data_not_an_invocation() -> None:
+    script = (
+        "#!/bin/sh\n"
+        "cat <<'EOF' > later.sh\n"
+        "vllm serve written --quantization fp8\n"
+        "EOF\n"
+        "cat <<-END\n"
+        "\tvllm serve indented\n"
+        "\tEND\n"
+        "# a comment naming <<NOTHING is no heredoc\n"
+        "vllm serve real --max-model-len 4096\n"
+    )
+    _kind, invocations = find_invocations(script, "run.sh")
+    assert [(inv.line, inv.command) for inv in invocations] == [(9, "vllm serve real --max-model-len 4096")]

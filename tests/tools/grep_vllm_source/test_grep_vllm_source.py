@@ -152,7 +152,12 @@ def test_grep_a_huge_alternation_is_one_automaton_with_the_right_answer(planted:
 @pytest.mark.timeout(60)
 def test_grep_catastrophic_pattern_only_regex_can_run_raises_instead_of_hanging(planted: SourceTree) -> None:
     with pytest.raises(PatternTimeoutError, match=r"\(a\+\)\+\(\?=c\)"):
-        grep_tree(planted, index_for(planted), GrepQuery(pattern="(a+)+(?=c)"))
+        grep_tree(planted, index_for(planted), GrepQuery(pattern="(a+)+(?=c)", path_glob="vllm/planted.py"))
+
+
+def test_grep_catastrophic_line_after_a_page_of_hits_answers_that_page_as_a_lower_bound(planted: SourceTree) -> None:
+    found = grep_tree(planted, index_for(planted), GrepQuery(pattern="(a+)+(?=c)", max_results=5))
+    assert len(found.matches) == 5 and not found.counted_all
 
 
 @pytest.mark.parametrize(
