@@ -13,7 +13,7 @@ import os
 import sys
 
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
-from vllm_quant_mcp.server.mcp.app import build_server
+from vllm_quant_mcp.server.mcp.app import LazyContext, build_server
 from vllm_quant_mcp.server.runtime import make_context, pinned_tag
 
 __all__ = ["allowed_hosts_and_origins", "run"]
@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     local_models = args.transport == "stdio" or args.allow_local_models
-    server = build_server(lambda: make_context(args.tag, local_models=local_models))
+    context = LazyContext(lambda: make_context(args.tag, local_models=local_models))
+    server = build_server(context)
     if args.transport == "stdio":
         server.run("stdio")
         return 0
@@ -49,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from starlette.types import ASGIApp
 
     from vllm_quant_mcp.server.http.auth import BearerTokenMiddleware
+    from vllm_quant_mcp.server.http.matrix import MatrixPages
     from vllm_quant_mcp.server.http.run import serve_http
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
@@ -58,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     app: ASGIApp = server.streamable_http_app(
         transport_security=security, host=args.host, stateless_http=args.stateless
     )
+    app = MatrixPages(app, context)  # /matrix/<tag>, inside the token gate
     token = args.token or os.environ.get("VLLM_QUANT_MCP_TOKEN")
     if token:
         app = BearerTokenMiddleware(app, token)

@@ -29,6 +29,7 @@ from pydantic.fields import FieldInfo
 from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.server.cli.cache import add_cache
 from vllm_quant_mcp.server.cli.inputs import INPUTS, Input, is_string_map, value_parser
+from vllm_quant_mcp.server.cli.matrix import add_matrix
 from vllm_quant_mcp.server.cli.output import print_result, spelling
 from vllm_quant_mcp.server.cli.parser import Parser, reject_unknown, spelled
 from vllm_quant_mcp.server.errors import cli_text, exit_code, validation_text
@@ -57,6 +58,7 @@ examples:
   vllm-quant-mcp audit deploy.sh --tag v0.32.0 --format github   # exit 1 when something is invalid
   vllm-quant-mcp issue 38652 --tag v0.18.0
   vllm-quant-mcp refresh --tag v0.33.0 --source pypi
+  vllm-quant-mcp matrix v0.31.0 v0.32.0 --format html -o matrix.html
   vllm-quant-mcp cache list
   vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
 
@@ -160,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_refresh(sub)
     for spec in all_specs():
         _add_tool(sub, spec)
+    add_matrix(sub)
     add_cache(sub)
     _add_completion(sub)
     parser.set_defaults(parser=parser)
