@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
 from vllm_quant_mcp.server.mcp.app import LazyContext, build_server
 from vllm_quant_mcp.server.runtime import make_context, pinned_tag
@@ -41,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     local_models = args.transport == "stdio" or args.allow_local_models
     context = LazyContext(lambda: make_context(args.tag, local_models=local_models))
-    server = build_server(context)
+    toolsets = [t.strip() for t in args.toolsets.split(",") if t.strip()] if args.toolsets else None
+    try:
+        server = build_server(context, toolsets=toolsets)
+    except InvalidInputError as exc:
+        print(f"error: --toolsets: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "stdio":
         server.run("stdio")
         return 0

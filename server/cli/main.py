@@ -178,6 +178,11 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         default="stdio",
         help="stdio (default) for an agent that starts the server, http (streamable) for a team-shared one",
     )
+    p.add_argument(
+        "--toolsets",
+        metavar="SET,SET",
+        help="offer only these toolsets (registry, source, upgrade, deploy, knowledge); default: all",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     p.add_argument("--token", help="require this bearer token on HTTP (or VLLM_QUANT_MCP_TOKEN)")
