@@ -329,7 +329,7 @@ def _run_tool(args: argparse.Namespace) -> int:
     print_result(spec, result, args, sys.stdout)
     if args.json:
         cut_note(result, parser.prog)
-    return custom.exit_status(result) if custom is not None else 0
+    return custom.exit_status(result, args) if custom is not None else 0
 
 
 def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
