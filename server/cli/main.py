@@ -30,7 +30,7 @@ from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.server.cli.cache import add_cache
 from vllm_quant_mcp.server.cli.inputs import INPUTS, Input, is_string_map, value_parser
 from vllm_quant_mcp.server.cli.matrix import add_matrix
-from vllm_quant_mcp.server.cli.output import print_result, spelling
+from vllm_quant_mcp.server.cli.output import TABLE_TOOLS, print_result, spelling
 from vllm_quant_mcp.server.cli.parser import Parser, reject_unknown, spelled
 from vllm_quant_mcp.server.errors import cli_text, exit_code, validation_text
 from vllm_quant_mcp.server.toolsets import all_specs
@@ -176,7 +176,9 @@ def _add_tool(sub: argparse._SubParsersAction[Any], spec: ToolSpec[Any, Any]) ->
     if custom is not None:
         custom.add_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the tool's output model as JSON")
-    parser.set_defaults(spec=spec, spell=spell, parser=parser)
+    if spec.name in TABLE_TOOLS:
+        parser.add_argument("--wide", action="store_true", help="print every table cell whole, however wide")
+    parser.set_defaults(spec=spec, spell=spell, parser=parser, wide=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
