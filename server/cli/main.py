@@ -176,9 +176,19 @@ def _add_tool(sub: argparse._SubParsersAction[Any], spec: ToolSpec[Any, Any]) ->
     if custom is not None:
         custom.add_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the tool's output model as JSON")
+    _add_quiet_offline(parser)
     if spec.name in TABLE_TOOLS:
         parser.add_argument("--wide", action="store_true", help="print every table cell whole, however wide")
     parser.set_defaults(spec=spec, spell=spell, parser=parser, wide=False)
+
+
+def _add_quiet_offline(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true", help="no progress or notes on stderr; errors still")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="never touch the network: answer from the bundled registries and the cache, or say what is missing",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -252,6 +262,7 @@ def _add_refresh(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
     p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_quiet_offline(p)
     p.set_defaults(run=_refresh, parser=p, progress=True)
 
 
@@ -329,7 +340,7 @@ def _run_tool(args: argparse.Namespace) -> int:
 
     result = WHOLE[spec.name](ctx, query) if wants_whole(spec.name, args) else spec.function()(ctx, query)
     print_result(spec, result, args, sys.stdout)
-    if args.json:
+    if args.json and not args.quiet:
         cut_note(result, parser.prog)
     return custom.exit_status(result, args) if custom is not None else 0
 
@@ -344,8 +355,16 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "offline", False):  # read by knowledge.settings and by the hub client (huggingface_hub's own)
+        os.environ["VLLM_QUANT_MCP_OFFLINE"] = "1"
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from vllm_quant_mcp.knowledge.settings import settings
+
+        settings.cache_clear()
     if not (hasattr(args, "spec") or getattr(args, "progress", False)):
         return int(args.run(args))
+    if getattr(args, "quiet", False):
+        return int(args.run(args)) if hasattr(args, "run") else _run_tool(args)
     from vllm_quant_mcp.server.cli.progress import progress_on_stderr
 
     with progress_on_stderr():

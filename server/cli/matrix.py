@@ -25,6 +25,7 @@ def add_matrix(sub: argparse._SubParsersAction[Any]) -> None:
         help="markdown (default) or a self-contained html page",
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--quiet", action="store_true", help="say nothing on stderr but errors")
     p.set_defaults(run=_matrix, parser=p)
 
 
@@ -39,7 +40,8 @@ def _matrix(args: argparse.Namespace) -> int:
     text = matrix_document(ctx, tags, args.format)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}", file=sys.stderr)
+        if not args.quiet:
+            print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
