@@ -9,6 +9,8 @@ VLLM_QUANT_MCP_STATE_DIR   where answers fetched on demand are kept (GitHub resp
                            the treeless history lookup_issue proves releases with); default: the cache dir.
                            Apart from it because a team shares one prepared cache read-only among its servers,
                            while these answers are written by each server as its clients ask.
+VLLM_QUANT_MCP_OFFLINE     1 never touches the network (`--offline`): answers come from the bundled registries and
+                           the cache, and what would need a fetch says what is missing instead of trying.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_INDEX_URL", "DEFAULT_REMOTE", "Settings", "settings"]
+from vllm_quant_mcp.knowledge.errors import NetworkError
+
+__all__ = ["DEFAULT_INDEX_URL", "DEFAULT_REMOTE", "Settings", "refuse_network", "settings"]
 
 DEFAULT_REMOTE = "https://github.com/vllm-project/vllm.git"
 DEFAULT_INDEX_URL = "https://pypi.org/simple"
@@ -35,6 +39,7 @@ class Settings(BaseModel):
     index_url: str = Field(default=DEFAULT_INDEX_URL, description="Simple-index base URL, without /vllm/.")
     keep_sdists: bool = Field(default=False, description="Keep downloaded sdists (45 MB each) for the next refresh.")
     state_dir: Path = Field(description="Root of what tools write as they answer (github/, hub/, git/history/).")
+    offline: bool = Field(default=False, description="Never reach the network; answer from what is here.")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -46,6 +51,7 @@ class Settings(BaseModel):
             remote=environ.get("VLLM_QUANT_MCP_REMOTE") or DEFAULT_REMOTE,
             index_url=(environ.get("VLLM_QUANT_MCP_INDEX_URL") or DEFAULT_INDEX_URL).rstrip("/"),
             keep_sdists=environ.get("VLLM_QUANT_MCP_KEEP_SDISTS", "") not in ("", "0"),
+            offline=environ.get("VLLM_QUANT_MCP_OFFLINE", "") not in ("", "0"),
         )
 
 
@@ -53,3 +59,12 @@ class Settings(BaseModel):
 def settings() -> Settings:
     """The process-wide settings; tests that change the environment run a subprocess or pass values explicitly."""
     return Settings.from_env(os.environ)
+
+
+def refuse_network(missing: str, via: str) -> None:
+    """Before any request leaves the machine: offline, say what is missing and how to get it, instead."""
+    if settings().offline:
+        raise NetworkError(
+            f"offline (--offline or VLLM_QUANT_MCP_OFFLINE=1): not cached here: {missing}; getting it needs {via}; "
+            "run once without --offline (or `vllm-quant-mcp refresh --tag TAG` on a connected machine) to cache it."
+        )

@@ -33,6 +33,7 @@ import httpx
 
 from ..echo import redact
 from ..errors import InternalError, InvalidInputError, NotFoundError, UnavailableError
+from ..settings import settings
 from .cache import CachedResponse, ResponseCache, scope_of
 from .deadline import Deadline
 from .settings import GitHubSettings
@@ -200,6 +201,8 @@ class GitHubClient:
         self, key: str, entry: CachedResponse | None, deadline: Deadline | None, retried: bool = False
     ) -> httpx.Response:
         """The response with the data or a 304; anything else becomes _Refused (or not-found) with a note."""
+        if settings().offline:  # a cached answer, however old, is used instead; without one, unavailable
+            raise _Refused(f"offline: GitHub's answer for {_path_of(key)} is not cached")
         headers = {"If-None-Match": entry.etag} if entry is not None and entry.etag else {}
         timeout = self.config.timeout if deadline is None else deadline.timeout(self.config.timeout)
         try:

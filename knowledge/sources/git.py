@@ -23,6 +23,7 @@ from filelock import FileLock, Timeout
 from ..echo import clip
 from ..errors import LockTimeoutError, NetworkError, ReleaseNotFoundError, SourceError, UnsafeInputError
 from ..progress import report
+from ..settings import refuse_network
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 from .archive import extract_tar
 from .base import SourceInfo
@@ -137,6 +138,7 @@ class GitSource:
     def _fetch_tag(self, repo: git.Repo, tag: str) -> str:
         import git
 
+        refuse_network(f"the source tree of {tag}", f"a git fetch from {self.remote}")
         refspec = f"+refs/tags/{tag}:refs/tags/{tag}"
         report("fetch", 0, None, f"git fetch of {tag} from {self.remote}")
         try:

@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.echo import clip
 
 from ..errors import ChecksumError, NetworkError, ReleaseNotFoundError, UnsafeInputError
 from ..progress import report
+from ..settings import refuse_network
 from ..tags import InvalidTagError, nearest_tags, normalize_tag
 
 __all__ = ["IndexFile", "PackageIndex", "http_client"]
@@ -39,6 +40,7 @@ class IndexFile(BaseModel):
 
 def http_client() -> httpx.Client:
     """One client per fetch: timeouts on every phase, redirects followed (the CDN redirects)."""
+    refuse_network("this release's files", "the package index")
     return httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers={"User-Agent": "vllm-quant-mcp"})
 
 

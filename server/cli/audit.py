@@ -19,6 +19,7 @@ from pathlib import PurePath
 from typing import Literal
 from urllib.parse import quote
 
+from vllm_quant_mcp.knowledge.deploy.locate import Span, locate
 from vllm_quant_mcp.tools.audit_deployment.models import AuditReport, InvocationAudit
 from vllm_quant_mcp.tools.check_gates.models import Finding
 
@@ -73,15 +74,16 @@ def _rule(finding: Finding) -> str:
     return finding.severity
 
 
-def _items(report: AuditReport) -> list[tuple[str, InvocationAudit, str, str]]:
-    """(rule, invocation, title, message) for every finding and every unreadable invocation."""
-    items = []
+def _items(report: AuditReport, text: str) -> list[tuple[str, InvocationAudit, Span | None, str, str]]:
+    """(rule, invocation, where in the file, title, message) for every finding and every unreadable invocation."""
+    items: list[tuple[str, InvocationAudit, Span | None, str, str]] = []
     for inv in report.invocations:
         if inv.error:
-            items.append(("unreadable", inv, f"{inv.where}: not checked", inv.error))
+            items.append(("unreadable", inv, None, f"{inv.where}: not checked", inv.error))
         for f in inv.findings:
             hint = f" Did you mean: {', '.join(f.suggestions)}?" if f.suggestions else ""
-            items.append((_rule(f), inv, f"{f.written} at {report.tag}", f"{f.problem} {f.action}{hint}"))
+            span = locate(text, inv.line, f.written, f.subject)
+            items.append((_rule(f), inv, span, f"{f.written} at {report.tag}", f"{f.problem} {f.action}{hint}"))
     return items
 
 
@@ -93,19 +95,27 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(report: AuditReport, path: str) -> str:
-    """One workflow command per finding, on the line of its invocation, then the summary as a plain line."""
+def github_annotations(report: AuditReport, path: str, text: str) -> str:
+    """One workflow command per finding, at the line and columns of its flag, value or variable (else the line of
+    its invocation), then the summary as a plain line."""
     lines = []
-    for rule, inv, title, message in _items(report):
+    for rule, inv, span, title, message in _items(report, text):
         command = _GITHUB[_RULES[rule][0]]
-        properties = f"file={_escape_property(path)},line={inv.line},title={_escape_property(title)}"
+        at = f"line={span.line},col={span.start},endColumn={span.end}" if span else f"line={inv.line}"
+        properties = f"file={_escape_property(path)},{at},title={_escape_property(title)}"
         lines.append(f"::{command} {properties}::{_escape_data(message)}")
     lines.append(report.summary)
     return "\n".join(lines)
 
 
-def sarif_log(report: AuditReport, path: str) -> str:
-    """A SARIF 2.1.0 log with one run: a rule per kind of finding, a result per finding, located by line."""
+def _region(inv: InvocationAudit, span: Span | None) -> dict[str, int]:
+    if span is None:
+        return {"startLine": inv.line}
+    return {"startLine": span.line, "startColumn": span.start, "endColumn": span.end}
+
+
+def sarif_log(report: AuditReport, path: str, text: str) -> str:
+    """A SARIF 2.1.0 log with one run: a rule per kind of finding, a result per finding, located by region."""
     ids = list(_RULES)
     rules = [
         {
@@ -128,13 +138,13 @@ def sarif_log(report: AuditReport, path: str) -> str:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": uri},
-                        "region": {"startLine": inv.line},
+                        "region": _region(inv, span),
                     },
                     "logicalLocations": [{"name": inv.where}],
                 }
             ],
         }
-        for rule, inv, title, message in _items(report)
+        for rule, inv, span, title, message in _items(report, text)
     ]
     log = {
         "$schema": SARIF_SCHEMA,

@@ -29,7 +29,9 @@ def add_cache(sub: argparse._SubParsersAction[Any]) -> None:
         description="The user cache: refreshed registries, source trees, search indexes, downloads, HTTP caches.",
     )
     verbs = cache.add_subparsers(dest="verb", required=True, metavar="VERB")
-    listing = verbs.add_parser("list", help="tags in the cache with their sizes, bundled vs refreshed")
+    where = verbs.add_parser("dir", help="print the cache folder (VLLM_QUANT_MCP_CACHE_DIR moves it)")
+    where.set_defaults(run=_dir, parser=where)
+    listing = verbs.add_parser("list", help="tags with files in the cache and their sizes, bundled vs refreshed")
     listing.add_argument("--json", action="store_true", help="print the inventory as JSON")
     listing.set_defaults(run=_list, parser=listing)
     prune = verbs.add_parser("prune", help="remove what the cache holds for some tags (by age or by name)")
@@ -61,14 +63,27 @@ def _list(args: argparse.Namespace) -> int:
         _print_json(found.model_dump(mode="json"))
         return 0
     lines = [f"{found.root}: {_mb(found.bytes)}"]
-    for t in found.tags:
+    on_disk = [t for t in found.tags if t.bytes]
+    for t in on_disk:
         origin = " + ".join(n for n, on in (("bundled", t.bundled), ("refreshed", t.refreshed)) if on) or "files only"
         parts = ", ".join(f"{part} {_mb(size)}" for part, size in sorted(t.parts.items()) if size)
         when = f", refreshed {time.strftime('%Y-%m-%d', time.localtime(t.refreshed_at))}" if t.refreshed_at else ""
         size = f"  {_mb(t.bytes)} ({parts}{when})" if t.bytes else ""
         lines.append(f"  {t.tag:<12} {origin}{size}")
     lines += [f"  shared {folder}: {_mb(size)}" for folder, size in sorted(found.shared.items())]
+    bundled_only = sum(1 for t in found.tags if t.bundled and not t.bytes)
+    if not on_disk:
+        lines.append("  no tag has files here yet")
+    if bundled_only:
+        lines.append(f"  {bundled_only} more bundled tags answer with no files here (`vllm-quant-mcp tags` lists them)")
     print("\n".join(lines))
+    return 0
+
+
+def _dir(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.knowledge.registry.store import default_store
+
+    print(default_store().root)
     return 0
 
 

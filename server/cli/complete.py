@@ -3,7 +3,8 @@
 The parser is walked once (commands, nested verbs, options, which options take a value,
 their choices, positional tags and files) into a `Command` tree, which each shell's
 script spells out statically: completing never starts Python. `--tag` and tag positionals
-complete to the bundled tags of this install. zsh runs the bash script through its
+complete to the bundled tags of this install, `--gpu` to the knowledge base's GPU
+names. zsh runs the bash script through its
 `bashcompinit` layer, as tools built on argparse usually do.
 
     eval "$(vllm-quant-mcp completion bash)"          # ~/.bashrc
@@ -22,7 +23,8 @@ __all__ = ["SHELLS", "Command", "command_tree", "script"]
 
 SHELLS = ("bash", "zsh", "fish")
 PROG = "vllm-quant-mcp"
-_TAG_NAMES = {"tag", "from_tag", "to_tag"}
+_TAG_NAMES = {"tag", "from_tag", "to_tag", "tags"}
+_GPU_NAMES = {"gpu"}
 
 
 @dataclass
@@ -42,18 +44,22 @@ class Command:
     positional: str = ""  # "tags", "files" or "" (free text)
 
 
-def command_tree(parser: argparse.ArgumentParser, tags: list[str], name: str = PROG, help: str = "") -> Command:
-    """The parser as completion needs it; `tags` are offered for tag options and positionals."""
+def command_tree(
+    parser: argparse.ArgumentParser, tags: list[str], name: str = PROG, help: str = "", gpus: tuple[str, ...] = ()
+) -> Command:
+    """The parser as completion needs it; `tags` are offered for tag options and positionals, `gpus` for --gpu."""
     node = Command(name=name, help=help)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             for child, subparser in action.choices.items():
-                node.commands[child] = command_tree(subparser, tags, child, helps.get(child, ""))
+                node.commands[child] = command_tree(subparser, tags, child, helps.get(child, ""), gpus)
         elif action.option_strings:
             choices = [str(c) for c in action.choices] if action.choices else []
             if action.dest in _TAG_NAMES and not choices:
                 choices = list(tags)
+            elif action.dest in _GPU_NAMES and not choices:
+                choices = list(gpus)
             node.options.append(Option(list(action.option_strings), action.help or "", action.nargs != 0, choices))
         elif action.dest in _TAG_NAMES:
             node.positional = "tags"
@@ -190,6 +196,6 @@ def _short(text: str) -> str:
     return first if len(first) <= 70 else first[:67] + "..."
 
 
-def script(shell: str, parser: argparse.ArgumentParser, tags: list[str]) -> str:
-    root = command_tree(parser, tags)
+def script(shell: str, parser: argparse.ArgumentParser, tags: list[str], gpus: tuple[str, ...] = ()) -> str:
+    root = command_tree(parser, tags, gpus=gpus)
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](root, tags)

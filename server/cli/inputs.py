@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,7 +105,7 @@ class Input:
     replaces: tuple[str, ...] = ()
     add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     arguments: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
-    exit_status: Callable[[Any], int] = lambda result: 0
+    exit_status: Callable[[Any, argparse.Namespace], int] = lambda result, args: 0
     whole: Callable[[Any], bool] | None = None
     whole_json: Callable[[ToolContext, Any], str] = lambda ctx, query: ""
     show: Callable[[Any, argparse.Namespace, TextIO], bool] | None = None  # True when it printed the result
@@ -113,7 +115,10 @@ AUDIT_FORMATS = ("text", "json", "github", "sarif")
 
 
 def _audit_file(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="the script, Kubernetes manifest or compose file to read")
+    parser.add_argument("file", type=Path, help="the script, Kubernetes manifest or compose file to read; - for stdin")
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when the file holds something the tag rejects"
+    )
     parser.add_argument(
         "--format",
         choices=AUDIT_FORMATS,
@@ -128,14 +133,31 @@ def _audit_show(report: Any, args: argparse.Namespace, stream: TextIO) -> bool:
         from vllm_quant_mcp.server.cli.audit import github_annotations, sarif_log
 
         emit = github_annotations if args.format == "github" else sarif_log
-        stream.write(emit(report, str(args.file)) + "\n")
+        stream.write(emit(report, str(args.file), args.audit_text) + "\n")
         return True
     args.json = args.json or args.format == "json"
     return False
 
 
 def _audit_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    return {"text": read_text_file(args.file), "filename": args.file.name}
+    if str(args.file) == "-":
+        args.audit_text = read_stdin()
+        # No name to tell the kind by: a manifest or compose file says so in its text (kind:, services:).
+        yaml = re.search(r"^(kind|services):", args.audit_text, re.M)
+        return {"text": args.audit_text, "filename": "stdin.yaml" if yaml else "stdin.sh"}
+    args.audit_text = read_text_file(args.file)
+    return {"text": args.audit_text, "filename": args.file.name}
+
+
+def read_stdin() -> str:
+    """What is piped in, at most MAX_FILE_BYTES; the same refusals as a file's."""
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidInputError(f"stdin holds more than {MAX_FILE_BYTES:,} bytes; audit reads one deployment file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError("stdin is not UTF-8 text; audit reads scripts and YAML") from exc
 
 
 def _whole_registry(ctx: ToolContext, query: Any) -> str:
@@ -147,7 +169,7 @@ INPUTS: dict[str, Input] = {
         replaces=("text", "filename"),
         add_arguments=_audit_file,
         arguments=_audit_arguments,
-        exit_status=lambda report: 0 if report.ok else 1,
+        exit_status=lambda report, args: 0 if report.ok or args.exit_zero else 1,
         show=_audit_show,
     ),
     "get_registry": Input(whole=lambda query: query.kind is None and not query.contains, whole_json=_whole_registry),

@@ -29,7 +29,8 @@ from pydantic.fields import FieldInfo
 from vllm_quant_mcp.knowledge.redacted_logs import redact_logging
 from vllm_quant_mcp.server.cli.cache import add_cache
 from vllm_quant_mcp.server.cli.inputs import INPUTS, Input, is_string_map, value_parser
-from vllm_quant_mcp.server.cli.output import print_result, spelling, terminal_safe
+from vllm_quant_mcp.server.cli.matrix import add_matrix
+from vllm_quant_mcp.server.cli.output import TABLE_TOOLS, print_result, spelling, terminal_safe
 from vllm_quant_mcp.server.cli.parser import Parser, reject_unknown, spelled
 from vllm_quant_mcp.server.errors import cli_text, exit_code, validation_text
 from vllm_quant_mcp.server.toolsets import all_specs
@@ -57,6 +58,7 @@ examples:
   vllm-quant-mcp audit deploy.sh --tag v0.32.0 --format github   # exit 1 when something is invalid
   vllm-quant-mcp issue 38652 --tag v0.18.0
   vllm-quant-mcp refresh --tag v0.33.0 --source pypi
+  vllm-quant-mcp matrix v0.31.0 v0.32.0 --format html -o matrix.html
   vllm-quant-mcp cache list
   vllm-quant-mcp serve                       # MCP over stdio, for Claude Code / IDE agents
 
@@ -75,9 +77,38 @@ environment:
 
 
 # Help for fields whose description is left out of the MCP listing (its budget), where a shell user still needs it.
-_UNDESCRIBED = {
+# Keyed by field name, or by (command, field name) where one name means different things in two commands.
+_UNDESCRIBED: dict[str | tuple[str, str], str] = {
     "tag": "vLLM release tag, e.g. v0.32.0; default: the pinned one",
     "env": "an environment variable of the deployment; repeat for each",
+    "contains": "only entries whose name contains this text (any case); with --kind",
+    "limit": "at most N items per page; with --json, given, prints that one page (default: the whole result)",
+    "cursor": "the `next` of the previous page, to print the page after it",
+    "max_results": "at most N matches per page (default in the usage line); --cursor for more",
+    "from_tag": "the tag to compare from, e.g. v0.27.1",
+    "fixed_string": "the pattern is plain text, not a regular expression",
+    "ignore_case": "match in any case",
+    "start_line": "first line to print (default 1)",
+    "end_line": "last line to print (default: a page from --start-line)",
+    ("symbol", "kind"): "only symbols of this kind",
+    "registry_changes": "which registry changes to list: the breaking ones (default), all, or none",
+    "state": "only open or only closed issues",
+    "label": "only issues with this GitHub label",
+    "priority": "what to rank formats by (default throughput)",
+    "context_len": "tokens of context per request, for the KV-cache estimate",
+    "concurrency": "requests served at once, for the KV-cache estimate",
+    "quantization": "the --quantization value, checked against the tag",
+    "kv_cache_dtype": "the --kv-cache-dtype value, checked against the tag",
+    "tensor_parallel_size": "GPUs per model replica (tensor parallel)",
+    "pipeline_parallel_size": "pipeline stages",
+    "expert_parallel": "shard MoE experts across the GPUs (--enable-expert-parallel)",
+    "max_model_len": "the longest context the server accepts",
+    "linear_backend": "the linear-kernel backend to pin, checked against the tag",
+    "moe_backend": "the MoE backend to pin, checked against the tag",
+    (
+        "render",
+        "format",
+    ): "how to print the command: a shell line, an argv list, docker, a Kubernetes container or Python",
 }
 
 
@@ -101,11 +132,12 @@ def _flags(name: str, cli: Cli) -> list[str]:
     return list(cli.flags) or [f"--{name.replace('_', '-')}"]
 
 
-def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo) -> str:
+def _add_field(parser: argparse.ArgumentParser, name: str, field: FieldInfo, command: str) -> str:
     """Add one query field to the subcommand; returns how errors should spell it."""
     cli = next((m for m in field.metadata if isinstance(m, Cli)), Cli())
     kind = _unwrap_optional(field.annotation)
-    help_text = (field.description or _UNDESCRIBED.get(name, "")).replace("%", "%%")
+    described = field.description or _UNDESCRIBED.get((command, name)) or _UNDESCRIBED.get(name, "")
+    help_text = described.replace("%", "%%")
     options: dict[str, Any] = {"help": help_text, "default": None}
     if kind is bool:
         options.update(action="store_true", default=None)
@@ -140,11 +172,23 @@ def _add_tool(sub: argparse._SubParsersAction[Any], spec: ToolSpec[Any, Any]) ->
     spell = {}
     for name, field in spec.query.model_fields.items():
         if name not in skipped:
-            spell[name] = _add_field(parser, name, field)
+            spell[name] = _add_field(parser, name, field, spec.cli)
     if custom is not None:
         custom.add_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the tool's output model as JSON")
-    parser.set_defaults(spec=spec, spell=spell, parser=parser)
+    _add_quiet_offline(parser)
+    if spec.name in TABLE_TOOLS:
+        parser.add_argument("--wide", action="store_true", help="print every table cell whole, however wide")
+    parser.set_defaults(spec=spec, spell=spell, parser=parser, wide=False)
+
+
+def _add_quiet_offline(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true", help="no progress or notes on stderr; errors still")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="never touch the network: answer from the bundled registries and the cache, or say what is missing",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_refresh(sub)
     for spec in all_specs():
         _add_tool(sub, spec)
+    add_matrix(sub)
     add_cache(sub)
     _add_completion(sub)
     parser.set_defaults(parser=parser)
@@ -174,6 +219,11 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         choices=["stdio", "http"],
         default="stdio",
         help="stdio (default) for an agent that starts the server, http (streamable) for a team-shared one",
+    )
+    p.add_argument(
+        "--toolsets",
+        metavar="SET,SET",
+        help="offer only these toolsets (registry, source, upgrade, deploy, knowledge); default: all",
     )
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
@@ -217,6 +267,7 @@ def _add_refresh(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--remote", help="git remote URL or path (default $VLLM_QUANT_MCP_REMOTE or GitHub)")
     p.add_argument("--index-url", help="simple index base URL (default $VLLM_QUANT_MCP_INDEX_URL or PyPI)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_quiet_offline(p)
     p.set_defaults(run=_refresh, parser=p, progress=True)
 
 
@@ -226,7 +277,7 @@ def _add_completion(sub: argparse._SubParsersAction[Any]) -> None:
         help="print a shell completion script (bash, zsh or fish)",
         description='Load it from your shell\'s start-up file, e.g. eval "$(vllm-quant-mcp completion bash)".',
     )
-    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to print the script for")
     p.set_defaults(run=_completion, parser=p)
 
 
@@ -253,10 +304,12 @@ def _refresh(args: argparse.Namespace) -> int:
 
 
 def _completion(args: argparse.Namespace) -> int:
+    from vllm_quant_mcp.knowledge.facts.knowledge_base import load_knowledge
     from vllm_quant_mcp.knowledge.registry.bundle import bundled_tags
     from vllm_quant_mcp.server.cli.complete import script
 
-    sys.stdout.write(script(args.shell, build_parser(), bundled_tags()))
+    gpus = tuple(g.id for g in load_knowledge().gpus)
+    sys.stdout.write(script(args.shell, build_parser(), bundled_tags(), gpus))
     return 0
 
 
@@ -288,9 +341,13 @@ def _run_tool(args: argparse.Namespace) -> int:
     if custom is not None and custom.whole is not None and args.json and custom.whole(query):
         print(custom.whole_json(ctx, query))
         return 0
-    result = spec.function()(ctx, query)
+    from vllm_quant_mcp.server.cli.whole import WHOLE, cut_note, wants_whole
+
+    result = WHOLE[spec.name](ctx, query) if wants_whole(spec.name, args) else spec.function()(ctx, query)
     print_result(spec, result, args, sys.stdout)
-    return custom.exit_status(result) if custom is not None else 0
+    if args.json and not args.quiet:
+        cut_note(result, parser.prog)
+    return custom.exit_status(result, args) if custom is not None else 0
 
 
 def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
@@ -303,8 +360,16 @@ def _report(args: argparse.Namespace, exc: Exception, code: int) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "offline", False):  # read by knowledge.settings and by the hub client (huggingface_hub's own)
+        os.environ["VLLM_QUANT_MCP_OFFLINE"] = "1"
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from vllm_quant_mcp.knowledge.settings import settings
+
+        settings.cache_clear()
     if not (hasattr(args, "spec") or getattr(args, "progress", False)):
         return int(args.run(args))
+    if getattr(args, "quiet", False):
+        return int(args.run(args)) if hasattr(args, "run") else _run_tool(args)
     from vllm_quant_mcp.server.cli.progress import progress_on_stderr
 
     with progress_on_stderr():
@@ -313,7 +378,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     redact_logging()
-    args, extras = build_parser().parse_known_args(argv)
+    parser = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not given:  # a bare command is a question about the tool: the help, not a usage error
+        parser.print_help()
+        return 0
+    args, extras = parser.parse_known_args(given)
     if extras:
         reject_unknown(args.parser, extras)
     try:

@@ -21,7 +21,11 @@ from vllm_quant_mcp.server.cli.inputs import INPUTS
 from vllm_quant_mcp.server.cli.parser import spelled
 from vllm_quant_mcp.tools.spec import ToolSpec
 
-__all__ = ["human_text", "json_text", "print_result", "spelling"]
+__all__ = ["TABLE_TOOLS", "human_text", "json_text", "print_result", "spelling"]
+
+# The tools `show` draws as tables (server/cli/tables.py TABLES), named here so the parser adds --wide to them
+# without importing the table code.
+TABLE_TOOLS = ("pick_format", "diff_tags", "check_gates")
 
 
 def spelling(spec: ToolSpec[Any, Any] | None, spell: dict[str, str]) -> tuple[dict[str, str], set[str]]:
@@ -65,6 +69,12 @@ def print_result(spec: ToolSpec[Any, Any], result: BaseModel, args: argparse.Nam
     from vllm_quant_mcp.server.cli.tables import TABLES, show
 
     if spec.name in TABLES:
-        show(spec.name, result, stream, lambda text: terminal_safe(spelled(text, *spelling(spec, args.spell))))
+        show(
+            spec.name,
+            result,
+            stream,
+            lambda text: terminal_safe(spelled(text, *spelling(spec, args.spell))),
+            wide=args.wide,
+        )
         return
     stream.write(terminal_safe(human_text(spec, result, args.spell)) + "\n")

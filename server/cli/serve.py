@@ -16,8 +16,9 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError
-from vllm_quant_mcp.server.mcp.app import build_server
+from vllm_quant_mcp.server.mcp.app import LazyContext, build_server
 from vllm_quant_mcp.server.runtime import make_context, pinned_tag, serve_fetches
 
 if TYPE_CHECKING:
@@ -53,16 +54,22 @@ def run(args: argparse.Namespace) -> int:
 
     fetches = serve_fetches(args.no_fetch, settings().cache_dir)
     local_paths = args.transport == "stdio"
-    server = build_server(
+    context = LazyContext(
         lambda: make_context(args.tag, local_models=local_models, fetches=fetches, local_paths=local_paths)
     )
+    toolsets = [t.strip() for t in args.toolsets.split(",") if t.strip()] if args.toolsets else None
+    try:
+        server = build_server(context, toolsets=toolsets)
+    except InvalidInputError as exc:
+        print(f"error: --toolsets: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "stdio":
         server.run("stdio")
         return 0
-    return _serve_http(server, args)
+    return _serve_http(server, context, args)
 
 
-def _serve_http(server: MCPServer, args: argparse.Namespace) -> int:
+def _serve_http(server: MCPServer, context: LazyContext, args: argparse.Namespace) -> int:
     from vllm_quant_mcp.server.http.run import bind, serve_http
 
     token = args.token if args.token is not None else os.environ.get("VLLM_QUANT_MCP_TOKEN")
@@ -77,18 +84,20 @@ def _serve_http(server: MCPServer, args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    app = http_app(server, args, token)
+    app = http_app(server, context, args, token)
     mode = " (stateless)" if args.stateless else ""
     serve_http(app, sock, f"vllm-quant-mcp: streamable HTTP{mode} on http://{args.host}:{args.port}/mcp")
     return 0
 
 
-def http_app(server: MCPServer, args: argparse.Namespace, token: str | None) -> ASGIApp:
-    """The ASGI app: the SDK's streamable HTTP app behind the Host check, then the bearer token if one is set."""
+def http_app(server: MCPServer, context: LazyContext, args: argparse.Namespace, token: str | None) -> ASGIApp:
+    """The ASGI app: the SDK's streamable HTTP app behind the Host check and the session cap, the matrix pages
+    beside it, then the bearer token over both if one is set."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from vllm_quant_mcp.server.http.auth import BearerTokenMiddleware
     from vllm_quant_mcp.server.http.hosts import LowercaseHostMiddleware
+    from vllm_quant_mcp.server.http.matrix import MatrixPages
     from vllm_quant_mcp.server.http.sessions import IDLE, TOTAL, SessionCap, StatelessGetRefused
 
     hosts, origins = allowed_hosts_and_origins(args.host, args.port, args.allow_host, args.allow_origin)
@@ -102,7 +111,8 @@ def http_app(server: MCPServer, args: argparse.Namespace, token: str | None) -> 
         session_idle_timeout=IDLE,
         max_sessions=TOTAL,
     )
-    app: ASGIApp = LowercaseHostMiddleware(StatelessGetRefused(sdk) if args.stateless else SessionCap(sdk))
+    mcp_app = StatelessGetRefused(sdk) if args.stateless else SessionCap(sdk)
+    app: ASGIApp = LowercaseHostMiddleware(MatrixPages(mcp_app, context))  # /matrix/<tag>, inside the token gate
     if token:
         app = BearerTokenMiddleware(app, token)
     elif args.host not in LOOPBACK:

@@ -9,6 +9,7 @@ at start-up: `serve` and every other command load none of it.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -26,20 +27,29 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "show"]
 
 
-_WHOLE = {"name", "quantization", "KV dtype", "change", "kind", "severity", "basis"}
+_WHOLE = {"name", "quantization", "KV dtype", "change", "kind", "severity", "basis", "as written", "#", "support"}
+_WHOLE |= {"GB/GPU", "tokens fit"}
 PIPE_WIDTH = 160  # into a file or a CI log: wide enough that names and values stay on their rows
+NARROW = 120  # below this many columns, name columns are held to _NARROW / NAME_WIDTH
+WIDE = 100_000  # --wide: no cell is cut, whatever the terminal
+NAME_WIDTH = 24  # a name column's share of a narrow terminal, so the prose beside it keeps room
+# Columns of words from a small vocabulary (change kinds, registry kinds, severities): cut shorter still.
+_NARROW = {"change": 13, "kind": 15, "severity": 10, "basis": 8, "#": 3, "support": 9, "quantization": 18}
+PROSE_WIDTH = 10  # the least a prose column gets: a word or two, not three letters
 
 
 def _table(*columns: str, title: str | None = None) -> Table:
+    """Names stay on one line (cut with … when the terminal is narrow, whole with --wide); prose wraps between
+    words, and a word too long for its column ends in … rather than running onto the next line in pieces."""
     from rich import box
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column in columns:
-        if column in _WHOLE:  # names are looked up and copied: never broken across lines
-            table.add_column(column, no_wrap=True)
+        if column in _WHOLE:
+            table.add_column(column, no_wrap=True, overflow="ellipsis")
         else:
-            table.add_column(column, overflow="fold")
+            table.add_column(column, overflow="ellipsis", min_width=min(PROSE_WIDTH, max(len(column), 4)))
     return table
 
 
@@ -61,7 +71,7 @@ def pick_view(result: PickFormatResult) -> list[RenderableType]:
         "#",
         "quantization",
         "KV dtype",
-        "support [curated]",
+        "support",
         "loads / KV backend [source]",
         "GB/GPU",
         "tokens fit",
@@ -193,11 +203,39 @@ TABLES: dict[str, Callable[[Any], list[RenderableType]]] = {
 }
 
 
-def show(tool: str, result: Any, stream: TextIO, spell: Callable[[str], str] = str) -> None:
+def show(
+    tool: str,
+    result: Any,
+    stream: TextIO,
+    spell: Callable[[str], str] = str,
+    wide: bool = False,
+    width: int | None = None,
+) -> None:
     """Print the tool's table view on `stream`, its lines of text through `spell` (parameter names as CLI flags);
-    rich picks colour and width on a terminal, PIPE_WIDTH elsewhere."""
+    rich picks colour and width on a terminal, PIPE_WIDTH elsewhere, `width` when given; `wide`: every cell whole."""
     from rich.console import Console
+    from rich.table import Table
 
-    console = Console(file=stream, width=None if stream.isatty() else PIPE_WIDTH, highlight=False, soft_wrap=False)
+    if wide:
+        width = WIDE
+    elif width is None:
+        width = None if stream.isatty() else PIPE_WIDTH
+    console = Console(file=stream, width=width, highlight=False, soft_wrap=wide)
     for view in TABLES[tool](result):
-        console.print(spell(view), markup=False) if isinstance(view, str) else console.print(view)
+        if wide and isinstance(view, Table):
+            for column in view.columns:
+                column.no_wrap = True
+        elif console.width < NARROW and isinstance(view, Table):
+            for column in view.columns:
+                if str(column.header) in _WHOLE:
+                    column.max_width = _NARROW.get(str(column.header), NAME_WIDTH)
+        if isinstance(view, str):  # lines wrap between words; a word longer than the line (a URL) runs on, whole
+            text = spell(view)
+            if not wide:
+                text = "\n".join(
+                    textwrap.fill(line, console.width, break_long_words=False, break_on_hyphens=False) or line
+                    for line in text.splitlines()
+                )
+            console.print(text, markup=False, soft_wrap=True)
+        else:
+            console.print(view)

@@ -15,13 +15,14 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, ParamSpec, TypeVar
 
 import anyio
 import anyio.to_thread
 from mcp.server import MCPServer, ServerRequestContext
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
@@ -43,10 +44,32 @@ from vllm_quant_mcp.server.mcp.schemas import compact_input_schema, described_ou
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
 
-__all__ = ["TOOLS_LIST", "LazyContext", "VllmQuantServer", "build_server", "shipped_tools"]
+__all__ = [
+    "CACHE_HINTS",
+    "TOOLS_LIST",
+    "LazyContext",
+    "VllmQuantServer",
+    "build_server",
+    "offered_tools",
+    "shipped_tools",
+]
 
 TOOLS_LIST = "tools_list.json"
 RESOURCES_PAGE = 50
+
+# Cache hints for 2026-07-28 clients and gateways. A registry resource is fixed by its tag (and this
+# package's version, which also fixes the listings): a day, shared by anyone. The resource list grows
+# when `refresh` adds a tag, so it stays fresh for minutes only. Tool results carry no hint: the spec
+# makes only these methods cacheable, and the live lookups (lookup_issue, search_issues, pick's hub
+# reads) must not be cached anyway.
+DAY_MS = 86_400_000
+CACHE_HINTS: dict[Any, CacheHint] = {
+    "resources/read": CacheHint(ttl_ms=DAY_MS, scope="public"),
+    "resources/templates/list": CacheHint(ttl_ms=DAY_MS, scope="public"),
+    "tools/list": CacheHint(ttl_ms=DAY_MS, scope="public"),
+    "prompts/list": CacheHint(ttl_ms=DAY_MS, scope="public"),
+    "resources/list": CacheHint(ttl_ms=300_000, scope="public"),
+}
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -83,8 +106,11 @@ class VllmQuantServer(MCPServer):
     the first call finds it done or under way rather than paying all of it on its own clock.
     """
 
-    def __init__(self, register_tools: Callable[[MCPServer], None], **settings: Any) -> None:
+    def __init__(
+        self, register_tools: Callable[[MCPServer], None], offered: frozenset[str] | None = None, **settings: Any
+    ) -> None:
         super().__init__(**settings)
+        self._offered = offered  # `serve --toolsets`: the tool names listed and callable; None for all
         self._register_tools = register_tools
         self._registered = False
         self._registering = threading.Lock()
@@ -117,7 +143,7 @@ class VllmQuantServer(MCPServer):
         """The shipped listing at once; registration starts behind it, since a call usually follows a listing."""
         if not self._registered and not self._registering.locked():
             threading.Thread(target=self._ensure_tools, name="register-tools", daemon=True).start()
-        return shipped_tools()
+        return [t for t in shipped_tools() if self._offered is None or t.name in self._offered]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -125,6 +151,10 @@ class VllmQuantServer(MCPServer):
         if not self._registered:  # off the event loop: other sessions' requests go on meanwhile
             await anyio.to_thread.run_sync(self._ensure_tools)
         try:
+            if self._offered is not None and name not in self._offered:
+                raise ToolError(
+                    f"tool {clip(name)} is not offered by this server (serve --toolsets); tools/list names them"
+                )
             _refuse_unknown_arguments(name, arguments)
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -190,8 +220,11 @@ def shipped_tools() -> list[MCPTool]:
     return [MCPTool.model_validate(tool) for tool in json.loads(listing)]
 
 
-def build_server(context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] = LANES) -> VllmQuantServer:
-    """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp/lanes.py)."""
+def build_server(
+    context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] = LANES, toolsets: Sequence[str] | None = None
+) -> VllmQuantServer:
+    """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp/lanes.py); `toolsets`
+    (names in server/toolsets.py) limits the tools offered, None for all."""
     from vllm_quant_mcp.server.mcp import completions, progress, prompts
     from vllm_quant_mcp.server.mcp import resources as registry_resources
 
@@ -203,13 +236,33 @@ def build_server(context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] 
 
         tools.register(server, lazy, limiters)
 
-    server = VllmQuantServer(register_tools, name="vllm-quant-mcp", instructions=INSTRUCTIONS, version=_version())
+    server = VllmQuantServer(
+        register_tools,
+        offered=offered_tools(toolsets),
+        name="vllm-quant-mcp",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        cache_hints=CACHE_HINTS,
+    )
     registry_resources.register(server, lazy)
     prompts.register(server)
     completions.register(server, lazy)
     progress.register_logging(server)
     redact_logging()  # MCPServer has just put its handlers on the root logger
     return server
+
+
+def offered_tools(toolsets: Sequence[str] | None) -> frozenset[str] | None:
+    """The tool names of these toolsets; an unknown name is an error naming the valid ones."""
+    if toolsets is None:
+        return None
+    from vllm_quant_mcp.knowledge.errors import InvalidInputError
+    from vllm_quant_mcp.server.toolsets import TOOLSETS
+
+    unknown = [t for t in toolsets if t not in TOOLSETS]
+    if unknown:
+        raise InvalidInputError(f"unknown toolset {clip(unknown[0])}; choose from {', '.join(TOOLSETS)}")
+    return frozenset(name for t in toolsets for name in TOOLSETS[t])
 
 
 def _version() -> str:

@@ -12,7 +12,9 @@ event loop (`anyio.from_thread.run`):
 - `notifications/message` at info when a stage or a task within it starts (the git fetch, the
   download of an sdist, building the index) and debug for its steps, filtered
   by the level the client chose with `logging/setLevel` (default info). The level is kept
-  per connection; stateless HTTP has none to keep, so there it is always the default.
+  per connection; stateless HTTP has none to keep, so there it is always the default. A
+  2026-07-28 client asks per request instead (`_meta` `io.modelcontextprotocol/logLevel`): that
+  level wins for the call, and without it the SDK sends nothing, as that revision says.
 
 Each step is also a point where a cancelled request stops the work (`check_cancelled`).
 """
@@ -30,7 +32,7 @@ import anyio.from_thread
 from mcp.server import MCPServer, ServerRequestContext
 from mcp.server.mcpserver.context import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp.types import EmptyResult, LoggingLevel, SetLevelRequestParams
+from mcp.types import LOG_LEVEL_META_KEY, EmptyResult, LoggingLevel, SetLevelRequestParams
 
 from vllm_quant_mcp.knowledge.progress import Step
 
@@ -84,7 +86,9 @@ class ClientSink:
     def __init__(self, ctx: Context[Any, Any], state: dict[str, Any]) -> None:
         self._ctx = ctx
         self._thread = threading.get_ident()
-        self._floor = LEVELS.index(state.get(_LEVEL_KEY, DEFAULT_LEVEL))
+        requested = (ctx.request_context.meta or {}).get(LOG_LEVEL_META_KEY)
+        level = requested if requested in LEVELS else state.get(_LEVEL_KEY, DEFAULT_LEVEL)
+        self._floor = LEVELS.index(level)
         self._stage: str | None = None
         self._message: str | None = None
         self._stages = 0

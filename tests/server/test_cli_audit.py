@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
-from support.cli import call_cli
+from support.cli import EXE, call_cli, cli_env, run_cli
 from support.paths import FIXTURES
 
 DEPLOY = FIXTURES / "deploy"
@@ -35,7 +36,10 @@ def test_github_format_annotates_the_line_with_the_nearest_values(tmp_path: Path
     script.write_text(BROKEN, encoding="utf-8")
     done = call_cli("audit", str(script), "--tag", "v0.32.0", "--format", "github", cache=tmp_path)
     error = next(line for line in done.stdout.splitlines() if line.startswith("::error "))
-    assert error.startswith(f"::error file={script},line=3,title=--kv-cache-dtype fp9 at v0.32.0::")
+    column = BROKEN.splitlines()[2].index("fp9") + 1
+    assert error.startswith(
+        f"::error file={script},line=3,col={column},endColumn={column + 3},title=--kv-cache-dtype fp9 at v0.32.0::"
+    )
     assert "Did you mean: fp8" in error
     assert not any(line.startswith("::error") and "QUANT" in line for line in done.stdout.splitlines())
 
@@ -100,3 +104,30 @@ def test_terminal_escape_codes_in_an_audited_file_never_reach_the_terminal(fmt: 
     done = call_cli("audit", str(script), "--tag", "v0.32.0", "--format", fmt, cache=tmp_path)
     assert "\\x1b[2J" in done.stdout + done.stderr
     assert not any(c in done.stdout + done.stderr for c in "\x1b\x07")
+
+
+def test_sarif_regions_point_at_the_value_and_the_flag_on_their_own_continued_lines(tmp_path: Path) -> None:
+    path = DEPLOY / "serve_llama_v0_27.sh"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    done = run_cli("audit", str(path), "--tag", "v0.32.0", "--format", "sarif", cache=tmp_path)
+    regions = {
+        r["message"]["text"].split(" at ")[0]: r["locations"][0]["physicalLocation"]["region"]
+        for r in json.loads(done.stdout)["runs"][0]["results"]
+    }
+    value = regions["--quantization bitsandbytes"]
+    assert lines[value["startLine"] - 1][value["startColumn"] - 1 : value["endColumn"] - 1] == "bitsandbytes"
+    flag = regions["--calculate-kv-scales"]
+    assert lines[flag["startLine"] - 1][flag["startColumn"] - 1 : flag["endColumn"] - 1] == "--calculate-kv-scales"
+    jsonschema.validate(json.loads(done.stdout), SCHEMA)
+
+
+def test_a_dash_reads_the_file_from_stdin_and_exit_zero_keeps_a_break_from_failing_the_job(tmp_path: Path) -> None:
+    def audit(*extra: str, text: str = BROKEN) -> subprocess.CompletedProcess[str]:
+        argv = [EXE, "audit", "-", "--tag", "v0.32.0", "--format", "github", *extra]
+        return subprocess.run(argv, input=text, capture_output=True, text=True, env=cli_env(tmp_path), timeout=120)
+
+    piped = audit()
+    assert piped.returncode == 1 and "::error file=-,line=3," in piped.stdout
+    assert audit("--exit-zero").returncode == 0
+    manifest = (DEPLOY / "llama_deployment.yaml").read_text(encoding="utf-8")
+    assert "stdin.yaml" in audit(text=manifest).stdout  # read as a manifest, told by its kind: line

@@ -50,8 +50,15 @@ def test_bash_completes_commands_options_choices_and_tags(bash_script: str) -> N
     assert "v0.32.0" in complete(bash_script, "vllm-quant-mcp registry --tag v0.3")
     assert "v0.27.1" in complete(bash_script, "vllm-quant-mcp diff v0.2")
     assert complete(bash_script, "vllm-quant-mcp audit x.sh --format sa") == ["sarif"]
-    assert complete(bash_script, "vllm-quant-mcp cache ") == ["list", "prune", "clear"]
+    assert complete(bash_script, "vllm-quant-mcp cache ") == ["dir", "list", "prune", "clear"]
     assert complete(bash_script, "vllm-quant-mcp cache prune --ol") == ["--older-than"]
+
+
+def test_gpu_completes_to_the_knowledge_bases_gpus_and_matrix_tags_to_the_tags(bash_script: str) -> None:
+    assert complete(bash_script, "vllm-quant-mcp pick --gpu h2") == ["h200"]
+    assert set(complete(bash_script, "vllm-quant-mcp gates v0.31.0 v0.32.0 --gpu mi")) == {"mi300x", "mi355x"}
+    assert "v0.32.0" in complete(bash_script, "vllm-quant-mcp matrix v0.3")
+    assert "kv_cache_dtypes" in complete(bash_script, "vllm-quant-mcp diff v0.31.0 v0.32.0 --kind kv")
 
 
 def test_every_command_of_the_parser_is_in_every_shells_script(tmp_path: Path) -> None:
