@@ -8,10 +8,12 @@ browser that hangs fails the test instead of holding it.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -145,6 +147,7 @@ def chromium() -> Iterator[Browser]:
             pass_fds=(3, 4),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # /usr/bin/chromium is a wrapper script: its browser is a child, killed by group
         )
         os.close(to_browser_r)
         os.close(from_browser_w)
@@ -153,5 +156,6 @@ def chromium() -> Iterator[Browser]:
         finally:
             os.close(to_browser_w)
             os.close(from_browser_r)
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # every process of the browser, before its profile is removed
             proc.wait(timeout=30)
