@@ -130,7 +130,7 @@ def nesting(items: list[Any]) -> int:
 
 def _count(av: Any) -> int:
     low, high, _sub = av
-    return max(1, low if high is sre.MAXREPEAT else high)
+    return max(1, int(low if high is sre.MAXREPEAT else high))
 
 
 def _nested(items: Any, outer: int, inside: bool) -> int:

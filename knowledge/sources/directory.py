@@ -77,7 +77,7 @@ class DirectorySource:
             )
         source, target = (self.root, dest) if self.whole else (self.root / "vllm", dest / "vllm")
         try:
-            shutil.copytree(source, target, symlinks=True, ignore=_links_and_caches, dirs_exist_ok=True)
+            shutil.copytree(source, target, symlinks=True, ignore=_links_and_caches, dirs_exist_ok=self.whole)
         except shutil.Error as exc:  # one (source, destination, reason) per file that failed: the first says why
             failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
             path, _dest, why = failures[0]

@@ -57,6 +57,10 @@ def _tokens(value: int | None) -> str:
     return f"{value:,}" if value is not None else "?"
 
 
+# The column is "loads / KV backend": the kernel judgements are in --json and the text rendering, not this cell.
+_LOADS_AND_KV = ("--quantization", "--kv-cache-dtype")
+
+
 def _judged(j: Judgement) -> str:
     """`yes`, `no` or `run time` for the method; the backend for the KV dtype (`FLASH_ATTN or FLASHINFER`)."""
     word = {"yes": "yes", "no": "no", "conditional": "run time"}[j.verdict]
@@ -86,7 +90,7 @@ def pick_view(result: PickFormatResult) -> list[RenderableType]:
             o.quantization.name,
             o.kv_cache_dtype.name,
             o.support,
-            " / ".join(_judged(j) for j in o.judgements),
+            " / ".join(_judged(j) for j in o.judgements if j.subject.startswith(_LOADS_AND_KV)),
             f"{o.memory.weights_gb_per_gpu:.1f}",
             _tokens(o.memory.tokens_fit),
         )

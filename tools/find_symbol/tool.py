@@ -14,7 +14,7 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError, NotFoundError
 from vllm_quant_mcp.knowledge.search.grep import files_containing
 from vllm_quant_mcp.knowledge.search.index import SearchIndex
 from vllm_quant_mcp.knowledge.search.loading import index_for
-from vllm_quant_mcp.knowledge.search.symbols import SymbolKind, defined_names, definitions, nearest_names
+from vllm_quant_mcp.knowledge.search.symbols import Definition, SymbolKind, defined_names, definitions, nearest_names
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window
@@ -62,7 +62,8 @@ def find_in_tree(tree: SourceTree, index: SearchIndex, query: SymbolQuery) -> Sy
     """All definitions of the name under vllm/ at the tree's tag; raises UnknownSymbolError when none."""
     bare = query.name.rsplit(".", 1)[-1]
     suffix = "." + query.name
-    found, chosen = [], []
+    found: list[Definition] = []
+    chosen: list[Definition] = []
     candidates = _candidates(index, query.name)
     truncated_by_time = False
     stop = time.monotonic() + PARSE_LIMIT

@@ -24,8 +24,8 @@ class TriageQuery(BaseModel):
         Field(min_length=1, max_length=MAX_TEXT, description="Error, log line or symptom as printed."),
     ]
     tag: Tag = None
-    gpu: Annotated[str | None, Field(max_length=64)] = None
-    model: Annotated[str | None, Field(max_length=200)] = None
+    gpu: Annotated[str | None, Field(max_length=64, description="GPU id (h100), to judge GPU guards.")] = None
+    model: Annotated[str | None, Field(max_length=200, description="Repo id or folder, for symptoms.")] = None
     command: Annotated[str | None, Field(max_length=MAX_TEXT, description="The vllm serve line.")] = None
     limit: Annotated[int, Field(ge=1, le=20)] = 5
 

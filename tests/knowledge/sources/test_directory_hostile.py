@@ -26,6 +26,7 @@ def test_a_fifo_in_the_source_folder_is_left_out_instead_of_blocking_the_copy(tm
 
 def test_a_copy_that_fails_says_where_and_why_in_one_error(tmp_path: Path) -> None:
     root = checkout(tmp_path / "src")
-    (tmp_path / "dest" / "vllm").mkdir(parents=True)  # in the way, as a full disk or a permission would be
+    (tmp_path / "dest").mkdir()
+    (tmp_path / "dest" / "vllm").write_text("", encoding="utf-8")  # a file in the way, as a full disk would be
     with pytest.raises(SourceError, match="nothing half-copied is kept"):
         DirectorySource(root).fetch("v0.1.0", tmp_path / "dest")

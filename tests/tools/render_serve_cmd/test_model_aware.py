@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,10 @@ def test_a_repo_id_is_read_through_the_hub_and_judged_as_mla(ctx: ToolContext, t
         with pytest.raises(
             InvalidServeArgsError, match=r"Judged for deepseek-ai/DeepSeek-V2-Lite \(MLA, head size 576"
         ):
-            render_serve_cmd(ctx, RenderQuery(model=V2_LITE, tag="v0.16.0", gpu="a100", kv_cache_dtype="fp8"), hub=hub)
+            render_serve_cmd(
+                replace(ctx, make_hub=lambda: hub),
+                RenderQuery(model=V2_LITE, tag="v0.16.0", gpu="a100", kv_cache_dtype="fp8"),
+            )
 
 
 def test_an_unreachable_hub_gives_a_verdict_that_says_what_it_assumed_and_why(ctx: ToolContext, tmp_path: Path) -> None:
@@ -53,7 +57,7 @@ def test_an_unreachable_hub_gives_a_verdict_that_says_what_it_assumed_and_why(ct
         endpoint = server.endpoint
     hub = HubClient(endpoint=endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf")
     query = RenderQuery(model=V2_LITE, tag="v0.16.0", gpu="a100", kv_cache_dtype="fp8")
-    result = render_serve_cmd(ctx, query, hub=hub)
+    result = render_serve_cmd(replace(ctx, make_hub=lambda: hub), query)
     (judged,) = result.judgements
     assert judged.model is not None
     assert judged.model.startswith("assumed: dense decoder, head size 128, BF16 (deepseek-ai/DeepSeek-V2-Lite")
