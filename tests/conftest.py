@@ -27,6 +27,9 @@ os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="vllm-quant-mcp-tests-hf-")
 atexit.register(shutil.rmtree, os.environ["HF_HOME"], True)
 for _name in ("HF_TOKEN", "HF_HUB_CACHE", "HF_TOKEN_PATH", "HF_HUB_OFFLINE", "HF_ENDPOINT"):
     os.environ.pop(_name, None)
+# No test reaches the real hub: a verdict that reads a repo id without a stand-in hub meets a closed port on
+# loopback and says what it assumed (tests that need a hub start tests/support/hubserver.py and name it).
+os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"
 
 # CI and a contributor see the same examples: derandomized, no per-example deadline on a loaded machine.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)

@@ -17,6 +17,7 @@ bounded by http/connections.py.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
 import threading
@@ -83,4 +84,11 @@ def serve_http(app: ASGIApp, sock: socket.socket, banner: str) -> None:
     )
     server = _Server(config)
     server.banner = banner
+    # uvicorn re-raises a captured SIGTERM once it has shut down, under the handler it found: the default one
+    # would end a stop that went as asked with status -15. The one set here makes it the clean exit it is.
+    signal.signal(signal.SIGTERM, _stopped)
     server.run(sockets=[sock])
+
+
+def _stopped(sig: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
