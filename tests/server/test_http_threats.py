@@ -15,7 +15,8 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from support.http_server import EXE, HttpServer, http_server, http_session
+from support.http_server import EXE, MCP_HEADERS, HttpServer, http_server, http_session
+from support.http_server import INITIALIZE as INIT
 from support.loopback import closed_port
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
@@ -29,13 +30,6 @@ from vllm_quant_mcp.tools.grep_vllm_source.models import GrepQuery
 from vllm_quant_mcp.tools.paging import Window
 
 pytestmark = pytest.mark.anyio
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")

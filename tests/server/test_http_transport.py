@@ -11,6 +11,8 @@ import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from support.http_server import INITIALIZE as INIT
+from support.http_server import MCP_HEADERS as HEADERS
 from support.http_server import http_server, http_session
 from support.hubserver import llama_70b_config
 
@@ -18,13 +20,6 @@ from vllm_quant_mcp.server.cli.serve import allowed_hosts_and_origins
 
 pytestmark = pytest.mark.anyio
 TOKEN = "test-token-7f3a"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +30,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 async def test_a_client_with_the_token_lists_tools_and_reads_a_registry(server_url: str) -> None:
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http,
+        httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30) as http,
         streamable_http_client(server_url, http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
@@ -49,27 +44,27 @@ async def test_a_client_with_the_token_lists_tools_and_reads_a_registry(server_u
 def test_a_request_without_the_token_is_refused_with_401(server_url: str) -> None:
     response = httpx.post(server_url, json=INIT, headers=HEADERS, timeout=10)
     assert response.status_code == 401
-    wrong = httpx.post(server_url, json=INIT, headers={**HEADERS, "Authorization": "Bearer nope"}, timeout=10)
+    wrong = httpx.post(server_url, json=INIT, headers={**HEADERS, "authorization": "Bearer nope"}, timeout=10)
     assert wrong.status_code == 401
-    other_scheme = httpx.post(server_url, json=INIT, headers={**HEADERS, "Authorization": f"Basic {TOKEN}"}, timeout=10)
+    other_scheme = httpx.post(server_url, json=INIT, headers={**HEADERS, "authorization": f"Basic {TOKEN}"}, timeout=10)
     assert other_scheme.status_code == 401
 
 
 @pytest.mark.parametrize("scheme", ["bearer", "BEARER", "Bearer"])
 def test_the_bearer_scheme_is_accepted_in_any_case_as_rfc_7235_says(server_url: str, scheme: str) -> None:
-    headers = {**HEADERS, "Authorization": f"{scheme} {TOKEN}"}
+    headers = {**HEADERS, "authorization": f"{scheme} {TOKEN}"}
     response = httpx.post(server_url, json=INIT, headers=headers, timeout=10)
     assert response.status_code == 200, response.text
 
 
 def test_a_foreign_origin_is_refused_even_with_the_token(server_url: str) -> None:
-    headers = {**HEADERS, "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
+    headers = {**HEADERS, "authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"}
     response = httpx.post(server_url, json=INIT, headers=headers, timeout=10)
     assert response.status_code == 403
 
 
 def test_a_rebinding_host_header_is_refused(server_url: str) -> None:
-    headers = {**HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
+    headers = {**HEADERS, "authorization": f"Bearer {TOKEN}", "host": "evil.example"}
     response = httpx.post(server_url, json=INIT, headers=headers, timeout=10)
     assert response.status_code in {403, 421}
 

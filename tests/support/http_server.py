@@ -20,6 +20,16 @@ from mcp.client.streamable_http import streamable_http_client
 
 from .loopback import closed_port
 
+# A raw JSON-RPC initialize and the headers streamable HTTP asks for, for tests that speak to /mcp without a client.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
 __all__ = ["HttpServer", "cpu_seconds", "http_server", "http_session", "until_working", "wait_for_port"]
 
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
