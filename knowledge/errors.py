@@ -96,5 +96,9 @@ class LockTimeoutError(UnavailableError):
     """Another process kept the refresh lock of a tag longer than we were willing to wait."""
 
 
+class CacheReadOnlyError(UnavailableError):
+    """The cache folder cannot be written (a read-only mount, permissions): nothing was changed in it."""
+
+
 class RegistryUnavailableError(UnavailableError):
     """A cached registry is corrupt or stale and there is neither a cached tree nor a bundled copy."""

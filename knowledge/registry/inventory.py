@@ -32,7 +32,7 @@ from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag, tag_ke
 
 from .bundle import bundled_tags
 from .model import SourceInfo
-from .store import Store
+from .store import Store, staging_tag
 
 __all__ = [
     "OWNED",
@@ -84,6 +84,7 @@ class Removal(BaseModel):
     removed: list[str] = Field(description="Tags (or shared folders) removed.")
     freed_bytes: int
     kept_bundled: list[str] = Field(default=[], description="Removed tags whose bundled registry still answers.")
+    kept: list[str] = Field(default=[], description="Tags or folders that could not be removed whole (permissions).")
 
 
 class _Known(Protocol):
@@ -103,6 +104,7 @@ class _TagFiles:
 
 
 _PARTS = {"registries": "registry", "trees": "tree", "index": "index", "locks": "lock", "sdists": "archive"}
+_INTERRUPTED = "interrupted"  # the temporary folders of a fetch killed outright (store.staging_tag)
 
 
 def tag_origins(store: _Known) -> list[TagOrigin]:
@@ -121,10 +123,12 @@ def tag_origins(store: _Known) -> list[TagOrigin]:
 
 def _tag_of(folder: str, name: str) -> str | None:
     match = _TAGGED_NAMES[folder].match(name)
-    if match is None:
-        return None
+    return None if match is None else _valid_tag(match["tag"])
+
+
+def _valid_tag(text: str) -> str | None:
     try:
-        return normalize_tag(match["tag"])
+        return normalize_tag(text)
     except InvalidTagError:
         return None
 
@@ -138,11 +142,15 @@ def _files_by_tag(root: Path) -> tuple[dict[str, _TagFiles], dict[str, list[Path
         if not directory.is_dir():
             continue
         for child in sorted(directory.iterdir()):
-            tag = _tag_of(folder, child.name) if folder in _TAGGED_NAMES else None
+            staging = staging_tag(folder, child.name)
+            if staging is not None:
+                tag, part = _valid_tag(staging), _INTERRUPTED
+            else:
+                tag, part = (_tag_of(folder, child.name) if folder in _TAGGED_NAMES else None), _PARTS.get(folder, "")
             if tag is None:
                 shared.setdefault(folder, []).append(child)
             else:
-                tagged.setdefault(tag, _TagFiles({})).add(_PARTS[folder], child)
+                tagged.setdefault(tag, _TagFiles({})).add(part, child)
     return tagged, shared
 
 
@@ -202,40 +210,65 @@ def prune(
     store: Store, tags: Iterable[str] = (), older_than_s: float | None = None, now: float | None = None
 ) -> Removal:
     """Remove what the cache holds for the given tags, and for every tag refreshed more than `older_than_s` ago."""
-    chosen = {normalize_tag(t) for t in tags}
+    asked = {normalize_tag(t) for t in tags}
     current = inventory(store)
     if older_than_s is not None:
         cutoff = (time.time() if now is None else now) - older_than_s
-        chosen |= {t.tag for t in current.tags if t.refreshed_at is not None and t.refreshed_at < cutoff}
+        asked |= {t.tag for t in current.tags if t.refreshed_at is not None and t.refreshed_at < cutoff}
     tagged, _ = _files_by_tag(store.root)
     sizes = {t.tag: t.bytes for t in current.tags}
     bundled = set(bundled_tags())
-    removed = sorted((t for t in chosen if set(tagged.get(t, _TagFiles({})).paths) - {"lock"}), key=tag_key)
+    chosen = sorted((t for t in asked if set(tagged.get(t, _TagFiles({})).paths) - {"lock"}), key=tag_key)
     locking = Store(store.root, lock_timeout=PRUNE_LOCK_TIMEOUT)
-    for tag in removed:
+    failures: list[OSError] = []
+    for tag in chosen:
         files = tagged[tag].paths
         with locking.lock(tag):
-            for part in ("registry", "index", "tree", "archive"):
-                for path in files.get(part, []):
-                    _remove(path)
+            for part in ("registry", "index", "tree", _INTERRUPTED, "archive"):
+                failures += [f for path in files.get(part, []) if (f := _remove(path)) is not None]
+    left = {t.tag: t.bytes for t in inventory(store).tags}
+    removed = [t for t in chosen if not left.get(t)]
+    _raise_if_nothing_removed(store, failures, removed)
     return Removal(
         removed=removed,
-        freed_bytes=sum(sizes.get(t, 0) for t in removed),
+        freed_bytes=sum(sizes.get(t, 0) - left.get(t, 0) for t in chosen),
         kept_bundled=[t for t in removed if t in bundled],
+        kept=[t for t in chosen if left.get(t)],
     )
 
 
 def clear(store: Store) -> Removal:
     """Remove every folder this package owns under the cache root; nothing else there is touched."""
-    current = inventory(store)
-    removed = [folder for folder in OWNED if (store.root / folder).exists()]
-    for folder in removed:
-        _remove(store.root / folder)
-    return Removal(removed=removed, freed_bytes=current.bytes)
+    before = inventory(store).bytes
+    present = [folder for folder in OWNED if (store.root / folder).exists()]
+    failures = [f for folder in present if (f := _remove(store.root / folder)) is not None]
+    removed = [folder for folder in present if not (store.root / folder).exists()]
+    _raise_if_nothing_removed(store, failures, removed)
+    return Removal(
+        removed=removed,
+        freed_bytes=before - inventory(store).bytes,
+        kept=[folder for folder in present if folder not in removed],
+    )
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
+def _raise_if_nothing_removed(store: Store, failures: list[OSError], removed: list[str]) -> None:
+    """A cache that refused every removal says so (it is read-only), instead of reporting bytes freed."""
+    if failures and not removed:
+        raise store.read_only(failures[0])
+
+
+def _remove(path: Path) -> OSError | None:
+    """Remove a file or folder; the first error that kept any of it, or None."""
+    errors: list[OSError] = []
+
+    def keep(_function: object, _path: str, info: tuple[type[BaseException], BaseException, object]) -> None:
+        errors.append(info[1] if isinstance(info[1], OSError) else OSError(str(info[1])))
+
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, onerror=keep)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        errors.append(exc)
+    return errors[0] if errors else None

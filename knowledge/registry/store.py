@@ -16,6 +16,8 @@ rebuilt from the cached tree (or the bundled copy is used) instead of trusted.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -28,7 +30,12 @@ from pydantic import ValidationError
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
 from vllm_quant_mcp.knowledge.echo import clip
-from vllm_quant_mcp.knowledge.errors import InternalError, LockTimeoutError, RegistryUnavailableError
+from vllm_quant_mcp.knowledge.errors import (
+    CacheReadOnlyError,
+    InternalError,
+    LockTimeoutError,
+    RegistryUnavailableError,
+)
 from vllm_quant_mcp.knowledge.extract.version import extractor_version
 from vllm_quant_mcp.knowledge.healing import quarantine
 from vllm_quant_mcp.knowledge.progress import report
@@ -42,10 +49,23 @@ from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, near
 from .bundle import bundled_tags, read_bundled
 from .model import SCHEMA_VERSION, Registry, SourceInfo
 
-__all__ = ["SOURCE_RECORD", "Store", "default_store"]
+__all__ = ["SOURCE_RECORD", "Store", "default_store", "staging_tag"]
 
 SOURCE_RECORD = ".vllm-quant-mcp-source.json"
 LOCK_TIMEOUT = 900.0
+_STAGING = {  # the temporary folders a fetch writes in: install_tree's, and the package-index source's download
+    "trees": re.compile(r"^\.tmp-(?P<tag>v.+)-[A-Za-z0-9_]+$"),
+    "sdists": re.compile(r"^\.download-vllm-(?P<version>\d[\w.]*?)(?:\.tar\.gz|\.zip|-[^/]*\.whl)-[A-Za-z0-9_]+$"),
+}
+
+
+def staging_tag(folder: str, name: str) -> str | None:
+    """The tag whose fetch writes the temporary folder `name` under `folder` (trees, sdists), as written."""
+    pattern = _STAGING.get(folder)
+    match = pattern.match(name) if pattern else None
+    if match is None:
+        return None
+    return match["tag"] if "tag" in match.re.groupindex else "v" + match["version"]
 
 
 class Store:
@@ -199,6 +219,7 @@ class Store:
             if target.exists():
                 target.rename(staging / "old")
             fresh.rename(target)
+            _sync_folder(self.trees_dir)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return info
@@ -220,7 +241,10 @@ class Store:
         tag = normalize_tag(tag)
         lock = self._locks.get(tag)
         if lock is None:
-            self.locks_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                self.locks_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise self.read_only(exc) from exc
             lock = self._locks.setdefault(tag, filelock.FileLock(self.locks_dir / f"{tag}.lock"))
         try:
             lock.acquire(timeout=self.lock_timeout)
@@ -229,10 +253,42 @@ class Store:
                 f"Another refresh of {tag} has held {lock.lock_file} for over {self.lock_timeout:.0f} s; "
                 "wait for it to finish and retry (the lock is released when that process exits)."
             ) from exc
+        except OSError as exc:  # after Timeout, which is an OSError too
+            raise self.read_only(exc) from exc
         try:
             yield
         finally:
             lock.release()
+
+    def read_only(self, exc: OSError) -> CacheReadOnlyError:
+        """The one error for a cache this process cannot write, whichever write found it."""
+        return CacheReadOnlyError(
+            f"The cache {self.root} cannot be written ({exc.strerror or exc}); nothing in it was changed. "
+            "Tools still answer from what it holds; to refresh or remove, set VLLM_QUANT_MCP_CACHE_DIR "
+            "to a folder this process can write."
+        )
+
+    def sweep_interrupted(self) -> list[Path]:
+        """Remove the staging folders of fetches that no process is running (their tag's lock is free); the
+        folders still in use are returned. A fetch killed outright (SIGKILL, a cancelled server thread at exit)
+        runs no `finally`, so without this its 70-100 MB would stay."""
+        kept = []
+        for parent in _STAGING:
+            directory = self.root / parent
+            for folder in sorted(directory.glob(".*")) if directory.is_dir() else []:
+                tag = staging_tag(parent, folder.name)
+                if tag is not None and not self._remove_unless_locked(tag, folder):
+                    kept.append(folder)
+        return kept
+
+    def _remove_unless_locked(self, tag: str, folder: Path) -> bool:
+        """Remove `folder` if no process holds the lock of `tag`; whether it is gone."""
+        try:
+            with Store(self.root, lock_timeout=0).lock(tag):
+                shutil.rmtree(folder, ignore_errors=True)
+        except (LockTimeoutError, CacheReadOnlyError, InvalidTagError):
+            pass
+        return not folder.exists()
 
     @property
     def registries_dir(self) -> Path:
@@ -266,6 +322,15 @@ class _LooseTree:
 
 
 _Identity = tuple[int, int, int] | None
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable, so a crash cannot leave the old name after the new pack was trusted."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _identity(path: Path) -> _Identity:

@@ -6,8 +6,13 @@
     <tree>/files.idx    FORMAT magic, counts, the paths, each file's start, the ends of the lines that are
                         not pure ASCII (searched by `regex` where a linear engine reads them differently),
                         the files that had no final newline, the names of binary files (not kept), and the
-                        pack's size last; it is renamed into place after the pack, so an index whose size
-                        agrees with the pack needs no digest of the files to be trusted
+                        pack's size last; it is written after the pack
+    <tree>/files.sum    the pack's BLAKE2b digest, written (and fsynced, as the other two) before the index
+    <tree>/files.ok     written by the first open that found the pack equal to its digest
+
+A crash can leave a renamed folder whose pack was never flushed (right size, zero pages), which no size check
+sees: so the first open of a pack without files.ok hashes it (~0.2 s for a release) and refuses one that
+differs. Later opens trust the size; a read-only cache, where files.ok cannot be written, hashes once per process.
 
 Refresh writes it straight from the release archive (no tree of loose files, ~100 MB instead of
 ~185 MB with the archive) and `PackedTree` (packed.py) reads it with SourceTree's interface, so
@@ -18,6 +23,8 @@ regular file, binaries (a NUL byte) not searched, `.git` left out.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import mmap
 import os
 import re
@@ -26,7 +33,7 @@ import threading
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError, SourceError
 
@@ -34,8 +41,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "DIGEST_NAME",
     "INDEX_NAME",
     "PACK_NAME",
+    "VERIFIED_NAME",
     "BinaryFileError",
     "DamagedPackError",
     "Pack",
@@ -46,6 +55,8 @@ __all__ = [
 
 PACK_NAME = "files.pack"
 INDEX_NAME = "files.idx"
+DIGEST_NAME = "files.sum"
+VERIFIED_NAME = "files.ok"
 FORMAT = b"VQPACK01"
 _UNSAFE_NAME = re.compile("[\x00-\x1f\x7f]")
 _HEAD = struct.Struct("<8sIIIIIQ")  # magic, files, paths bytes, non-ASCII line ends, no-newline ids, binaries bytes
@@ -151,18 +162,48 @@ class PackBuilder:
         return Pack(paths, starts, b"".join(chunks), nonascii, missing_newline, self._binaries)
 
     def write(self, folder: Path) -> int:
-        """Write files.pack then files.idx into `folder`; returns the number of text files."""
+        """Write files.pack, files.sum then files.idx into `folder`, each flushed to disk; returns the text files."""
         paths, starts, nonascii, missing_newline, chunks = self._layout()
+        digest = hashlib.blake2b()
         with open(folder / PACK_NAME, "wb") as out:
-            out.writelines(chunks)
+            for chunk in chunks:
+                out.write(chunk)
+                digest.update(chunk)
             size = out.tell()
+            _flush(out)
+        with open(folder / DIGEST_NAME, "w", encoding="ascii") as out:
+            out.write(digest.hexdigest() + "\n")
+            _flush(out)
         names = "\n".join(paths).encode("utf-8", "surrogateescape")
         binaries = "\n".join(sorted(self._binaries)).encode("utf-8", "surrogateescape")
         head = _HEAD.pack(FORMAT, len(paths), len(names), len(nonascii), len(missing_newline), len(binaries), size)
         with open(folder / INDEX_NAME, "wb") as out:
             out.write(head + names + starts.tobytes() + nonascii.tobytes())
             out.write(array("Q", missing_newline).tobytes() + binaries)
+            _flush(out)
         return len(paths)
+
+
+def _flush(out: IO[Any]) -> None:
+    out.flush()
+    os.fsync(out.fileno())
+
+
+def _verify_once(folder: Path, blob: bytes | mmap.mmap) -> None:
+    """Hash the pack against files.sum unless an earlier open did (files.ok); a pack from before digests is
+    trusted by its size, as it always was."""
+    if (folder / VERIFIED_NAME).exists():
+        return
+    try:
+        expected = (folder / DIGEST_NAME).read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return
+    if hashlib.blake2b(blob).hexdigest() != expected:
+        raise DamagedPackError(
+            f"{folder / PACK_NAME} differs from its digest (a crash before it reached the disk?); refresh the tag."
+        )
+    with contextlib.suppress(OSError):  # a read-only cache: the next process hashes it again
+        (folder / VERIFIED_NAME).touch()
 
 
 def _load(folder: Path) -> Pack:
@@ -189,6 +230,7 @@ def _load(folder: Path) -> Pack:
         if os.fstat(f.fileno()).st_size != size:
             raise DamagedPackError(f"{folder / PACK_NAME} does not match its index; refresh the tag again.")
         blob: bytes | mmap.mmap = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    _verify_once(folder, blob)
     starts, nonascii, missing = arrays
     paths = names.split("\n") if count else []
     if len(paths) != count:  # a name with a newline, written before such names were refused

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import Any
 
@@ -70,6 +71,11 @@ def _list(args: argparse.Namespace) -> int:
         when = f", refreshed {time.strftime('%Y-%m-%d', time.localtime(t.refreshed_at))}" if t.refreshed_at else ""
         size = f"  {_mb(t.bytes)} ({parts}{when})" if t.bytes else ""
         lines.append(f"  {t.tag:<12} {origin}{size}")
+    lines += [
+        f"  {t.tag}: a fetch was interrupted; `vllm-quant-mcp cache prune --tag {t.tag}` removes what it left"
+        for t in on_disk
+        if t.parts.get("interrupted")
+    ]
     lines += [f"  shared {folder}: {_mb(size)}" for folder, size in sorted(found.shared.items())]
     bundled_only = sum(1 for t in found.tags if t.bundled and not t.bytes)
     if not on_disk:
@@ -103,13 +109,14 @@ def _prune(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(done.model_dump(mode="json"))
         return 0
-    if not done.removed:
+    if not done.removed and not done.kept:
         print("nothing to remove")
         return 0
-    print(f"removed {', '.join(done.removed)}: {_mb(done.freed_bytes)} freed")
+    if done.removed:
+        print(f"removed {', '.join(done.removed)}: {_mb(done.freed_bytes)} freed")
     if done.kept_bundled:
         print(f"still answered from the bundled registries: {', '.join(done.kept_bundled)}")
-    return 0
+    return _report_kept(done.kept)
 
 
 def _clear(args: argparse.Namespace) -> int:
@@ -121,4 +128,12 @@ def _clear(args: argparse.Namespace) -> int:
         _print_json(done.model_dump(mode="json"))
         return 0
     print(f"removed {', '.join(done.removed) or 'nothing'}: {_mb(done.freed_bytes)} freed; bundled tags still answer")
-    return 0
+    return _report_kept(done.kept)
+
+
+def _report_kept(kept: list[str]) -> int:
+    """Part of the cache could not be removed: say which, and fail, so a script does not count it as freed."""
+    if not kept:
+        return 0
+    print(f"could not remove all of {', '.join(kept)} (permissions); `cache list` shows what is left", file=sys.stderr)
+    return 1

@@ -376,6 +376,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         return int(args.run(args)) if hasattr(args, "run") else _run_tool(args)
 
 
+def _after_interrupt() -> str:
+    """What an interrupted command left in the cache, said only once it is checked: a fetch's staging folder is
+    removed on the way out, unless another process's fetch is using it."""
+    from vllm_quant_mcp.knowledge.registry.store import default_store
+
+    try:
+        left = default_store().sweep_interrupted()
+    except OSError as exc:
+        return f"the cache could not be checked for half-written files ({exc})"
+    if not left:
+        return "nothing half-written was kept"
+    return f"{len(left)} fetch folder(s) in use by another process were left: {', '.join(map(str, left))}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     redact_logging()
     parser = build_parser()
@@ -389,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _dispatch(args)
     except KeyboardInterrupt:
-        print("interrupted; nothing half-written was kept", file=sys.stderr)
+        print(f"interrupted; {_after_interrupt()}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `... | head`: the reader left; exit quietly as other Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

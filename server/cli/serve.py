@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     from vllm_quant_mcp.knowledge.settings import settings
 
     fetches = serve_fetches(args.no_fetch, settings().cache_dir)
+    if fetches.why_not is None:  # what a fetch killed with an earlier server left (no finally ran) goes now
+        from vllm_quant_mcp.knowledge.registry.store import default_store
+
+        default_store().sweep_interrupted()
     local_paths = args.transport == "stdio"
     context = LazyContext(
         lambda: make_context(args.tag, local_models=local_models, fetches=fetches, local_paths=local_paths)

@@ -13,11 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from support.cli import EXE, cli_env
 from support.httpindex import IndexServer
 from support.loopback import closed_port
 from support.releases import release_tree, sdist
 
 from vllm_quant_mcp.knowledge.errors import NetworkError, UnsafeInputError
+from vllm_quant_mcp.knowledge.registry.inventory import inventory
 from vllm_quant_mcp.knowledge.registry.refresh import refresh
 from vllm_quant_mcp.knowledge.registry.store import Store
 
@@ -111,6 +113,12 @@ def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_su
     assert not (tmp_path / "registries").exists()
     assert not (tmp_path / "trees" / "v0.6.3").exists()
     assert not (tmp_path / "sdists" / "vllm-0.6.3.tar.gz").exists()
+    # A kill runs no `finally`: what the fetch was writing is the tag's (listed, pruned), not a shared tree,
+    # and the next process that looks removes it, the dead fetch holding no lock.
+    (left,) = [t for t in inventory(Store(tmp_path)).tags if t.tag == "v0.6.3"]
+    assert "interrupted" in left.parts and not inventory(Store(tmp_path)).shared.get("trees")
+    assert Store(tmp_path).sweep_interrupted() == []
+    assert [p for p in (tmp_path / "trees").iterdir()] + list((tmp_path / "sdists").glob(".download-*")) == []
 
     index.stall_after = None
     index.release.set()
@@ -118,6 +126,28 @@ def test_a_refresh_killed_mid_download_leaves_no_registry_or_tree_and_a_rerun_su
     assert result.tree == "fetched"
     assert sorted(p.name for p in (tmp_path / "trees").iterdir()) == ["v0.6.3"]
     assert list((tmp_path / "sdists").iterdir()) == []  # the partial download is gone, and the sdist is not kept
+
+
+def test_ctrl_c_during_a_fetch_leaves_nothing_and_the_cli_says_so_only_after_checking(
+    index: IndexServer, tmp_path: Path
+) -> None:
+    index.stall_after = 1 << 20
+    child = subprocess.Popen(
+        [EXE, "refresh", "--tag", "v0.6.3", "--source", "pypi", "--quiet"],
+        env=cli_env(tmp_path, VLLM_QUANT_MCP_INDEX_URL=index.index_url),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert index.stalled.wait(timeout=60), "the child never started downloading"
+        assert _appears(lambda: any((tmp_path / "trees").glob(".tmp-v0.6.3-*")), within=60)
+        child.send_signal(signal.SIGINT)
+        index.release.set()
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130 and "interrupted; nothing half-written was kept" in err
+    assert list((tmp_path / "trees").iterdir()) == [] and not list((tmp_path / "sdists").glob(".download-*"))
 
 
 def test_concurrent_refreshes_of_one_tag_take_turns_and_fetch_the_tree_once(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ import pytest
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.sources.pack import (
+    DIGEST_NAME,
     INDEX_NAME,
     PACK_NAME,
+    VERIFIED_NAME,
     BinaryFileError,
     DamagedPackError,
     PackBuilder,
@@ -69,6 +71,29 @@ def test_a_pack_whose_index_disagrees_with_it_is_a_damaged_pack_error(tmp_path: 
     (tmp_path / "t" / INDEX_NAME).write_bytes(b"not an index")
     with pytest.raises(DamagedPackError, match="refresh"):
         open_pack(tmp_path / "t")
+
+
+def test_a_pack_that_never_reached_the_disk_is_refused_on_its_first_open(tmp_path: Path) -> None:
+    """A crash after the rename can leave the right size and zero pages: only the digest sees it."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    builder = PackBuilder()
+    builder.add("a.py", b"x = 1\n")
+    builder.write(folder)
+    size = (folder / PACK_NAME).stat().st_size
+    (folder / PACK_NAME).write_bytes(b"\0" * size)
+    with pytest.raises(DamagedPackError, match="digest"):
+        open_pack(folder)
+    assert not (folder / VERIFIED_NAME).exists()
+
+
+def test_a_pack_is_hashed_once_then_trusted_by_its_size(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    tree = packed(folder, {"a.py": b"x = 1\n"})
+    assert tree.read_text("a.py") == "x = 1\n"
+    assert (folder / VERIFIED_NAME).exists()
+    (folder / DIGEST_NAME).write_text("0" * 128 + "\n", encoding="ascii")  # a later open does not hash again
+    assert PackedTree(folder, "v0.1.0").read_text("a.py") == "x = 1\n"
 
 
 def test_the_same_pack_is_mapped_once_for_every_tree_object(tmp_path: Path) -> None:
