@@ -100,6 +100,19 @@ class CliFlag(Entry):
     negation: str | None = Field(default=None, description="The --no- form of a boolean flag, if any.")
     deprecated: bool = False
     aliases: list[str] = []
+    default: bool | int | float | str | None = Field(
+        default=None,
+        description="The default as the source writes it (a config field followed to its literal); None also when "
+        "default_expression says it is not a literal, or no line states one.",
+    )
+    default_provenance: Provenance | None = Field(
+        default=None, description="The line that states the default (None: the source states none)."
+    )
+    default_expression: str | None = Field(
+        default=None,
+        description="A default that is not a scalar literal, as written (a default_factory, a call, a list): not "
+        "evaluated, not guessed.",
+    )
 
 
 class EnvVar(Entry):
