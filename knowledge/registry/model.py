@@ -43,6 +43,7 @@ __all__ = [
     "QuantizationMethod",
     "Registry",
     "SourceInfo",
+    "stated_default",
 ]
 
 SCHEMA_VERSION = 1
@@ -113,6 +114,18 @@ class CliFlag(Entry):
         description="A default that is not a scalar literal, as written (a default_factory, a call, a list): not "
         "evaluated, not guessed.",
     )
+
+    def default_text(self) -> str | None:
+        """`0.92 (vllm/config/cache.py:215)`, `not a literal: ... (path:line)`; None when no line states one."""
+        where = self.default_provenance
+        return stated_default(self.default, f"{where.path}:{where.line}" if where else None, self.default_expression)
+
+
+def stated_default(value: object, where: str | None, expression: str | None) -> str | None:
+    """A flag's default as the tools print it, from its three fields (a listing may hold them as plain JSON)."""
+    if where is None:
+        return None
+    return f"{f'not a literal: {expression}' if expression is not None else repr(value)} ({where})"
 
 
 class EnvVar(Entry):
