@@ -3,7 +3,9 @@
 Units are decimal (1 GB = 10^9 bytes), GPU memory as sold. Tensor parallelism splits the
 weights evenly and the KV heads (a GPU holds at least one head; MLA's latent cache is
 replicated on every rank). vLLM's activation peak and CUDA graphs are not modelled: they
-come out of the same budget, so treat `tokens_fit` as an upper bound.
+come out of the same budget, so treat `tokens_fit` as an upper bound. The share of memory vLLM
+takes is the caller's: the tag's --gpu-memory-utilization default (knowledge/support/utilization.py),
+or ASSUMED_GPU_MEMORY_UTILIZATION where the tag states none.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .model_facts import DTYPE_BYTES, ModelFacts
 
 __all__ = [
+    "ASSUMED_GPU_MEMORY_UTILIZATION",
     "FORMAT_BITS",
-    "GPU_MEMORY_UTILIZATION",
     "KV_BYTES",
     "Layers",
     "MemoryEstimate",
@@ -28,7 +30,8 @@ __all__ = [
     "weight_bytes",
 ]
 
-GPU_MEMORY_UTILIZATION = 0.9
+# vLLM's default before v0.20.0; used only where the tag's registry states no default, and said so.
+ASSUMED_GPU_MEMORY_UTILIZATION = 0.9
 GB = 1e9
 
 WeightFamily = Literal["bf16", "fp8", "mxfp8", "int8", "nvfp4", "mxfp4", "int4"]
@@ -79,7 +82,7 @@ class MemoryEstimate(BaseModel):
     tokens_needed: int | None = None
     fits: bool | None = Field(default=None, description="Weights fit and, when asked, context x concurrency too.")
     max_concurrency: int | None = Field(default=None, description="Sequences of context_len that fit at once.")
-    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
+    gpu_memory_utilization: float = Field(description="The share of memory the budget counts (see the result's note).")
 
 
 Layers = Literal["all", "moe"]
@@ -134,7 +137,7 @@ def estimate(
     num_gpus: int = 1,
     context_len: int | None = None,
     concurrency: int | None = None,
-    utilization: float = GPU_MEMORY_UTILIZATION,
+    utilization: float = ASSUMED_GPU_MEMORY_UTILIZATION,
     layers: Layers = "all",
 ) -> MemoryEstimate:
     total, exact = weight_bytes(facts, family, layers)

@@ -43,6 +43,7 @@ __all__ = [
     "QuantizationMethod",
     "Registry",
     "SourceInfo",
+    "stated_default",
 ]
 
 SCHEMA_VERSION = 1
@@ -100,6 +101,31 @@ class CliFlag(Entry):
     negation: str | None = Field(default=None, description="The --no- form of a boolean flag, if any.")
     deprecated: bool = False
     aliases: list[str] = []
+    default: bool | int | float | str | None = Field(
+        default=None,
+        description="The default as the source writes it (a config field followed to its literal); None also when "
+        "default_expression says it is not a literal, or no line states one.",
+    )
+    default_provenance: Provenance | None = Field(
+        default=None, description="The line that states the default (None: the source states none)."
+    )
+    default_expression: str | None = Field(
+        default=None,
+        description="A default that is not a scalar literal, as written (a default_factory, a call, a list): not "
+        "evaluated, not guessed.",
+    )
+
+    def default_text(self) -> str | None:
+        """`0.92 (vllm/config/cache.py:215)`, `not a literal: ... (path:line)`; None when no line states one."""
+        where = self.default_provenance
+        return stated_default(self.default, f"{where.path}:{where.line}" if where else None, self.default_expression)
+
+
+def stated_default(value: object, where: str | None, expression: str | None) -> str | None:
+    """A flag's default as the tools print it, from its three fields (a listing may hold them as plain JSON)."""
+    if where is None:
+        return None
+    return f"{f'not a literal: {expression}' if expression is not None else repr(value)} ({where})"
 
 
 class EnvVar(Entry):

@@ -103,6 +103,7 @@ def pick_view(result: PickFormatResult) -> list[RenderableType]:
         result.num_gpus,
         context_len=first.context_len if first else None,
         concurrency=first.concurrency if first else None,
+        utilization=result.gpu_memory_utilization.value,
     )
     table.add_section()
     table.add_row(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vllm_quant_mcp.knowledge.registry.model import stated_default
 from vllm_quant_mcp.tools.paging import more_line, permalink_line
 
 from .models import RegistryView
@@ -21,7 +22,12 @@ def _summary(result: RegistryView) -> str:
 
 
 def _details(details: dict[str, Any]) -> str:
-    return "  ".join(f"{k}={v}" for k, v in details.items() if v not in (None, False, [], ""))
+    shown = dict(details)
+    if "default_provenance" in shown:  # a CLI flag: its default in one cell, with the line that states it
+        where = shown.pop("default_provenance")
+        at = f"{where['path']}:{where['line']}" if isinstance(where, dict) else None
+        shown["default"] = stated_default(shown.pop("default"), at, shown.pop("default_expression", None))
+    return "  ".join(f"{k}={v}" for k, v in shown.items() if v not in (None, False, [], ""))
 
 
 def render(result: RegistryView) -> str:

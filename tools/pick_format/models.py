@@ -16,6 +16,7 @@ from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts
 from vllm_quant_mcp.knowledge.registry.model import Provenance
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
+from vllm_quant_mcp.knowledge.support.utilization import Utilization
 from vllm_quant_mcp.tools.spec import Tag
 
 __all__ = [
@@ -148,3 +149,6 @@ class PickFormatResult(BaseModel):
     omitted: int = Field(default=0, description="Viable options ranked below the ones listed.")
     excluded: list[ExcludedOption]
     notes: list[str] = []
+    gpu_memory_utilization: Utilization = Field(
+        description="The share of GPU memory every memory figure counts: the tag's default, or assumed."
+    )

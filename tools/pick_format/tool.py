@@ -20,7 +20,7 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.facts.kinds import Affected, FormatRule, Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.hub.client import is_repo_id, read_local
-from vllm_quant_mcp.knowledge.hub.memory import GPU_MEMORY_UTILIZATION, KV_BYTES, Layers, WeightFamily
+from vllm_quant_mcp.knowledge.hub.memory import KV_BYTES, Layers, WeightFamily
 from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.names import nearest
@@ -32,6 +32,7 @@ from vllm_quant_mcp.knowledge.support.formats import ONLINE_FOR_FAMILY, classify
 from vllm_quant_mcp.knowledge.support.judgement import Basis, Judgement
 from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements, kernel_support
 from vllm_quant_mcp.knowledge.support.shape import shape_of
+from vllm_quant_mcp.knowledge.support.utilization import Utilization, utilization_at
 from vllm_quant_mcp.knowledge.tags import tag_key
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -280,6 +281,7 @@ class _Request:
     concurrency: int | None
     choice: CheckpointChoice
     registry_at: Callable[[str], Registry]
+    utilization: Utilization
 
     @property
     def shorthands(self) -> set[str]:
@@ -304,7 +306,10 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
     choice: CheckpointChoice = checkpoint or "any"
     context_len, assumed = _check_options(facts, choice, context_len, concurrency, num_gpus)
     notes += assumed
-    req = _Request(kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice, ctx.registry)
+    utilization = utilization_at(registry)
+    req = _Request(
+        kb, registry, the_gpu, facts, num_gpus, priority, context_len, concurrency, choice, ctx.registry, utilization
+    )
     situation = Situation(priority, facts.family, facts.moe is not None, context_len, num_gpus)
     asked = (query.quantization, query.kv_cache_dtype)
     _check_asked(registry, *asked)
@@ -317,6 +322,8 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
         )
     if the_gpu.memory_gb is None:
         notes.append(f"{the_gpu.name} has no fixed memory size: weights are estimated, tokens that fit are not.")
+    else:
+        notes.append(f"Memory figures take {utilization.phrase()} of each GPU's memory.")
 
     options: list[tuple[tuple[float, ...], FormatOption]] = []
     seen: set[tuple[str, str]] = set()
@@ -329,7 +336,8 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
             options.append(outcome)
     too_big = [e for e in excluded if e.weights_gb_per_gpu is not None]
     if not options and too_big and the_gpu.memory_gb is not None:
-        raise _too_large(facts, the_gpu, num_gpus, min(too_big, key=lambda e: e.weights_gb_per_gpu or 0.0))
+        smallest = min(too_big, key=lambda e: e.weights_gb_per_gpu or 0.0)
+        raise _too_large(facts, the_gpu, num_gpus, smallest, utilization)
     options.sort(key=lambda pair: pair[0])
     ranked = [o.model_copy(update={"rank": i + 1}) for i, (_, o) in enumerate(options[:MAX_OPTIONS])]
     if facts.quantization is not None:
@@ -351,6 +359,7 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
         omitted=max(0, len(options) - MAX_OPTIONS),
         excluded=list({(e.quantization, e.kv_cache_dtype, e.reason): e for e in excluded}.values()),
         notes=notes,
+        gpu_memory_utilization=utilization,
     )
 
 
@@ -404,15 +413,21 @@ def _evaluate(
             f"{req.facts.source} is dense, so its weights would load unquantized",
             method,
         )
+    share = req.utilization
     mem = estimate_memory(
-        req.facts, c.family, c.kv, gpu.memory_gb, req.num_gpus, req.context_len, req.concurrency, layers=layers
+        req.facts,
+        c.family,
+        c.kv,
+        gpu.memory_gb,
+        req.num_gpus,
+        req.context_len,
+        req.concurrency,
+        utilization=share.value,
+        layers=layers,
     )
     if mem.kv_budget_gb_per_gpu is not None and mem.kv_budget_gb_per_gpu <= 0:
-        usable = (gpu.memory_gb or 0.0) * GPU_MEMORY_UTILIZATION
-        reason = (
-            f"weights need {mem.weights_gb_per_gpu} GB per GPU; {gpu.id} offers {usable:g} GB "
-            f"at gpu_memory_utilization {GPU_MEMORY_UTILIZATION}"
-        )
+        usable = (gpu.memory_gb or 0.0) * share.value
+        reason = f"weights need {mem.weights_gb_per_gpu} GB per GPU; {gpu.id} offers {usable:g} GB at {share.phrase()}"
         excl = _excl(c, reason, method, basis=None)
         return excl.model_copy(update={"weights_gb_per_gpu": mem.weights_gb_per_gpu, "weight_bits": mem.weight_bits})
     avoided = any(method in r.avoid for r in req.kb.format_rules if gpu.id in r.hardware and r.applies_at(registry.tag))
@@ -508,16 +523,18 @@ def _quantized_layers(registry: Registry, method: str) -> Layers:
     return "moe" if online is not None and online.quantizes == ["moe"] else "all"
 
 
-def _too_large(facts: ModelFacts, gpu: Gpu, num_gpus: int, smallest: ExcludedOption) -> ModelTooLargeError:
+def _too_large(
+    facts: ModelFacts, gpu: Gpu, num_gpus: int, smallest: ExcludedOption, share: Utilization
+) -> ModelTooLargeError:
     weights_gb = smallest.weights_gb_per_gpu or 0.0
     memory_gb = gpu.memory_gb or 0.0
-    usable = memory_gb * GPU_MEMORY_UTILIZATION
+    usable = memory_gb * share.value
     total = weights_gb * num_gpus
     needed = math.ceil(total / usable) if usable else 0
     return ModelTooLargeError(
         f"{facts.source} ({facts.params / 1e9:.1f}B parameters) does not fit {num_gpus}x {gpu.id} at any format the "
         f"tag offers: the most compact, {smallest.quantization} ({smallest.weight_bits:g} bits/weight), needs "
         f"{weights_gb} GB per GPU ({total:.1f} GB in all) against {usable:g} GB usable per GPU ({memory_gb:g} GB x "
-        f"{GPU_MEMORY_UTILIZATION}). Use at least {needed + 1} GPUs (weights alone need {needed}, the KV cache "
+        f"{share.phrase()}). Use at least {needed + 1} GPUs (weights alone need {needed}, the KV cache "
         "needs room too) or larger GPUs."
     )

@@ -54,6 +54,11 @@ class FlagUse(BaseModel):
     value_provenance: Provenance | None = Field(
         default=None, description="Where the value is defined: its method, KV dtype, backend or config-key entry."
     )
+    default: str | None = Field(
+        default=None,
+        description="The tag's default for the flag and the line that states it, e.g. '0.92 (vllm/config/cache.py:215)'"
+        "; None when the source states none.",
+    )
 
 
 class EnvUse(BaseModel):

@@ -10,7 +10,10 @@ __all__ = ["render"]
 def render(result: RenderResult) -> str:
     body = result.output if isinstance(result.output, str) else "\n".join(result.output)
     lines = [body, f"# vLLM {result.tag}:"]
-    lines += [f"#   {f.flag}  {f.provenance.permalink}" for f in result.flags]
+    lines += [
+        f"#   {f.flag}  {f.provenance.permalink}" + (f"  default {f.default}" if f.default else "")
+        for f in result.flags
+    ]
     for model in dict.fromkeys(j.model for j in result.judgements if j.model):
         lines.append(f"# model: {model}")
     for j in result.judgements:

@@ -82,7 +82,14 @@ class _Builder:
             )
         name = (entry.negation if negated and entry.negation else entry.name) + dot + sub
         self.uses.append(
-            FlagUse(flag=name, value=value, field=entry.field, provenance=entry.provenance, value_provenance=value_at)
+            FlagUse(
+                flag=name,
+                value=value,
+                field=entry.field,
+                provenance=entry.provenance,
+                value_provenance=value_at,
+                default=entry.default_text(),
+            )
         )
         self.words += tokens if tokens is not None else [flag] + ([] if value is None else [value])
         return entry

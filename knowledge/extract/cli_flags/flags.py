@@ -7,6 +7,9 @@ flags of the OpenAI API server, the same parser under `python -m`. Old releases 
 `add_argument('--flag', choices=[...])` by hand; newer ones derive kwargs from config
 dataclasses with `get_kwargs`; walk.py follows both.
 
+`default` is the literal the source states (defaults.py follows `EngineArgs.x` and
+`CacheConfig.x` to it); a computed one keeps its expression instead of a value.
+
 `choices` lists what argparse enforces as a closed literal set. A `Literal[...] | str`
 field (e.g. --quantization from 0.10.1) accepts any string, and `choices=[*NAMES]` is
 computed: both give None, and the quantization_methods kind lists the method names.
@@ -103,6 +106,7 @@ def _engine_fields(modules: Modules) -> set[str]:
 
 def _entry(tree: SourceTree, flag: Flag, engine_fields: set[str]) -> CliFlag:
     name = flag.name.value
+    default = flag.default
     return CliFlag(
         name=name,
         provenance=tree.provenance(flag.name.path, flag.name.line),
@@ -111,4 +115,7 @@ def _entry(tree: SourceTree, flag: Flag, engine_fields: set[str]) -> CliFlag:
         negation=f"--no-{name[2:]}" if flag.boolean else None,
         deprecated=flag.deprecated,
         aliases=flag.aliases,
+        default=default.value if default else None,
+        default_provenance=tree.provenance(default.path, default.line) if default else None,
+        default_expression=default.expression if default else None,
     )

@@ -1,6 +1,6 @@
 """From the pieces of one `add_argument` call to a Flag: its keywords, its field's type, its help text.
 
-A flag's choices, --no- form and deprecation come from explicit keywords first, then from
+A flag's choices, --no- form, deprecation and default come from explicit keywords first, then from
 the `get_kwargs` field it splats (whose type decides choices and BooleanOptionalAction),
 then from its help text ("[DEPRECATED]"...). Only the keywords the record needs are read.
 """
@@ -12,6 +12,7 @@ from itertools import permutations
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.cli_flags.defaults import Default, expression_default, field_default
 from vllm_quant_mcp.knowledge.extract.cli_flags.field_types import FieldKind, KwargsRules, field_kind, literal_alias
 from vllm_quant_mcp.knowledge.extract.cli_flags.values import FieldKwargs, Flag, Str
 from vllm_quant_mcp.knowledge.extract.engine import Modules
@@ -63,7 +64,17 @@ class KeywordReader:
             choices=list(choices) if isinstance(choices, list) else None,
             boolean=boolean and primary.value.startswith("--"),
             deprecated=deprecated,
+            default=self._default(base, overrides),
         )
+
+    def _default(self, base: FieldKwargs | None, overrides: dict[str, object]) -> Default | None:
+        """An explicit `default=` (or `kw["default"] = ...`) wins over the splatted field's own default."""
+        if "default" in overrides:
+            stated = overrides["default"]
+            return stated if isinstance(stated, Default) else None
+        if base is None or base.definition is None:
+            return None
+        return field_default(base.definition, self.modules)
 
     def kind(self, base: FieldKwargs | None) -> FieldKind:
         """What get_kwargs derives from the field's type; nothing for kwargs not made from a field."""
@@ -86,6 +97,8 @@ class KeywordReader:
             return text(node) == "True"
         if key == "dest":
             return maybe_literal_str(node)
+        if key == "default":
+            return expression_default(node, path, self.modules)
         return None
 
     def remove_choice(self, kwargs: FieldKwargs, node: tree_sitter.Node, path: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vllm_quant_mcp.knowledge.extract.cli_flags.defaults import Default
 from vllm_quant_mcp.knowledge.extract.engine import FieldDef
 
 __all__ = ["ChoicesOf", "ConfigKwargs", "FieldKwargs", "Flag", "Str"]
@@ -62,3 +63,4 @@ class Flag:
     choices: list[str] | None
     boolean: bool
     deprecated: bool
+    default: Default | None = None

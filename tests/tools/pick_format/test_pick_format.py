@@ -134,9 +134,9 @@ def test_online_quantization_uses_the_shorthand_the_tag_has(ctx: ToolContext, hu
 def test_memory_estimate_of_the_top_option_matches_the_hand_count(ctx: ToolContext, hub: HubClient) -> None:
     mem = pick_format(ctx, "h200", LLAMA, num_gpus=2, context_len=131072, concurrency=8, hub=hub).options[0].memory
     # fp8 body 68,452,360,192 B + bf16 embeddings 4,202,692,608 B = 72,655,052,800 B / 2 GPUs = 36.33 GB
-    # budget 141 GB x 0.9 - 36.33 = 90.57 GB; KV fp8 per token per GPU 80 x 2 x (8/2) x 128 x 1 = 81,920 B
-    # 90,572,473,600 / 81,920 = 1,105,621 tokens; 131,072 x 8 = 1,048,576 needed; 8 sequences at once
-    assert (mem.weights_gb_per_gpu, mem.kv_bytes_per_token, mem.tokens_fit) == (36.33, 81_920, 1_105_621)
+    # budget 141 GB x 0.92 (v0.32.0's default) - 36.33 = 93.39 GB; KV fp8 per token per GPU 80 x 2 x (8/2) x 128 x 1
+    # = 81,920 B; 93,392,473,600 / 81,920 = 1,140,044 tokens; 131,072 x 8 = 1,048,576 needed; 8 sequences at once
+    assert (mem.weights_gb_per_gpu, mem.kv_bytes_per_token, mem.tokens_fit) == (36.33, 81_920, 1_140_044)
     assert (mem.tokens_needed, mem.fits, mem.max_concurrency) == (1_048_576, True, 8)
 
 
@@ -243,20 +243,21 @@ def test_every_value_named_exists_in_the_registry_of_the_tag_with_its_provenance
 
 
 def test_a_model_too_large_at_any_format_says_so_with_the_figures(ctx: ToolContext, hub: HubClient) -> None:
-    # smallest format: int4 at 4.125 bits -> 39,498,440,832 B = 39.5 GB; an RTX 5090 offers 32 GB x 0.9 = 28.8 GB
+    # smallest format: int4 at 4.125 bits -> 39,498,440,832 B = 39.5 GB; an RTX 5090 offers 32 GB x 0.92 = 29.44 GB
     with pytest.raises(ModelTooLargeError) as err:
         pick_format(ctx, "rtx 5090", LLAMA, hub=hub)
     message = str(err.value)
-    assert "does not fit 1x rtx-5090" in message and "39.5 GB per GPU" in message and "28.8 GB usable" in message
+    assert "does not fit 1x rtx-5090" in message and "39.5 GB per GPU" in message and "29.44 GB usable" in message
+    assert "(32 GB x 0.92 (the --gpu-memory-utilization default at v0.32.0, vllm/config/cache.py:102))" in message
     assert "Use at least 3 GPUs" in message
 
 
 def test_formats_that_do_not_fit_are_excluded_while_smaller_ones_remain(ctx: ToolContext, hub: HubClient) -> None:
     result = pick_format(ctx, "h200", LLAMA, num_gpus=1, hub=hub)
-    assert result.options[0].quantization.name == "fp8"  # 72.66 GB of 126.9 GB usable
+    assert result.options[0].quantization.name == "fp8"  # 72.66 GB of 129.72 GB usable
     bf16 = pick_format(ctx, "l40s", LLAMA, num_gpus=1, hub=hub)
-    assert all(o.memory.weights_gb_per_gpu < 43.2 for o in bf16.options)
-    assert any("weights need 72.66 GB per GPU; l40s offers 43.2 GB" in e.reason for e in bf16.excluded)
+    assert all(o.memory.weights_gb_per_gpu < 44.16 for o in bf16.options)  # 48 GB x 0.92
+    assert any("weights need 72.66 GB per GPU; l40s offers 44.16 GB at 0.92 (the" in e.reason for e in bf16.excluded)
 
 
 def test_unknown_gpu_lists_the_known_ones(ctx: ToolContext, hub: HubClient) -> None:

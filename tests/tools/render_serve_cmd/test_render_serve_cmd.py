@@ -17,6 +17,7 @@ from vllm_quant_mcp.knowledge.deploy.serve_command import parse_serve_command
 from vllm_quant_mcp.knowledge.tags import UnknownTagError
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.render_serve_cmd.models import RenderQuery, RenderResult
+from vllm_quant_mcp.tools.render_serve_cmd.text import render as render_text
 from vllm_quant_mcp.tools.render_serve_cmd.tool import render_serve_cmd as run_render
 from vllm_quant_mcp.tools.render_serve_cmd.validate import InvalidServeArgsError
 
@@ -316,3 +317,14 @@ def test_python_form_uses_the_engine_field_names_and_drops_server_options(ctx: T
 def test_argv_form_is_the_list(ctx: ToolContext) -> None:
     result = render_serve_cmd(ctx, MODEL, max_model_len=4096, format="argv")
     assert result.output == ["vllm", "serve", MODEL, "--max-model-len", "4096"] == result.argv
+
+
+def test_each_rendered_flag_carries_the_tags_default_with_its_line(ctx: ToolContext) -> None:
+    result = render_serve_cmd(ctx, MODEL, tag="v0.33.0", extra_args=["--gpu-memory-utilization", "0.95"])
+    use = next(f for f in result.flags if f.flag == "--gpu-memory-utilization")
+    assert (use.value, use.default) == ("0.95", "0.92 (vllm/config/cache.py:215)")
+    assert "default 0.92 (vllm/config/cache.py:215)" in render_text(result)
+    older = render_serve_cmd(ctx, MODEL, tag="v0.19.1", extra_args=["--gpu-memory-utilization", "0.95"])
+    assert (
+        next(f.default for f in older.flags if f.flag == "--gpu-memory-utilization") == "0.9 (vllm/config/cache.py:41)"
+    )
