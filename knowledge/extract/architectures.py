@@ -160,6 +160,9 @@ def _resolution(tree: SourceTree, path: str, methods: dict[str, tree_sitter.Node
     resolve = methods.get("_try_resolve_transformers")
     if resolve is not None:
         fields["transformers"] = tree.provenance(path, line(resolve))
+    normalize = methods.get("_normalize_arch")
+    if normalize is not None:
+        fields["normalize"] = tree.provenance(path, line(normalize))
     refuse = methods.get("_raise_for_unsupported")
     for node in _raised_messages(refuse) if refuse is not None else []:
         said = message(node)

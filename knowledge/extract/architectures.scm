@@ -15,6 +15,7 @@
 ; The methods of _ModelRegistry that decide a name the dicts do not list:
 ; inspect_model_cls (the Transformers-backend fallback under model_impl auto),
 ; _try_resolve_transformers (whether that backend takes the class) and
+; _normalize_arch (a *ForSequenceClassification read as its base model) and
 ; _raise_for_unsupported (the messages: removed, moved to a plugin, unknown).
 (class_definition
   name: (identifier) @_class
@@ -27,4 +28,4 @@
           name: (identifier) @method.name) @method.body)
     ])
   (#eq? @_class "_ModelRegistry")
-  (#any-of? @method.name "inspect_model_cls" "_try_resolve_transformers" "_raise_for_unsupported"))
+  (#any-of? @method.name "inspect_model_cls" "_try_resolve_transformers" "_normalize_arch" "_raise_for_unsupported"))

@@ -165,6 +165,9 @@ class ArchitectureResolution(Frozen):
     transformers: Provenance | None = Field(
         default=None, description="_try_resolve_transformers: whether the Transformers backend can take the class."
     )
+    normalize: Provenance | None = Field(
+        default=None, description="_normalize_arch: a name with another task's suffix read as its base model."
+    )
     removed_message: str | None = Field(default=None, description="_raise_for_unsupported's message for a removal.")
     removed_provenance: Provenance | None = None
     plugin_message: str | None = Field(default=None, description="Its message for a name moved to a plugin.")
