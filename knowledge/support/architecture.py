@@ -45,6 +45,7 @@ class _Asked:
 
     subject: str
     tag: str
+    model: str | None
 
     def judge(
         self,
@@ -64,14 +65,18 @@ class _Asked:
             why=why,
             evidence=evidence or [],
             assumptions=assumptions or [],
+            model=self.model,
         )
 
 
-def architecture_judgement(registry: Registry, architectures: list[str], model_impl: str = "auto") -> Judgement:
-    """What `vllm serve` at the registry's tag does with a config naming `architectures` under `--model-impl`."""
+def architecture_judgement(
+    registry: Registry, architectures: list[str], model_impl: str = "auto", model: str | None = None
+) -> Judgement:
+    """What `vllm serve` at the registry's tag does with a config naming `architectures` under `--model-impl`
+    (`model`: where that config was read, shown with the answer)."""
     table = registry.architectures
     subject = f"architectures {', '.join(architectures)}" if architectures else "architectures (none named)"
-    base = _Asked(subject, registry.tag)
+    base = _Asked(subject, registry.tag, model)
     if not table.known:
         note = registry.notes.get("architectures", "the registry holds no model architectures")
         return base.judge(verdict="conditional", why=f"Not checked at {registry.tag}: {note}.")
