@@ -1,4 +1,4 @@
-"""Golden tests: the model architectures vLLM's registry knows and refuses, on real releases of every layout, oldest first.
+"""Golden tests: the architectures vLLM's model registry knows and refuses, on releases of every layout, oldest first.
 
 Counts were read with Python's ast from each release's registry (the dicts `_VLLM_MODELS` spreads, their
 inline `**{...}` included), lines with grep. 0.4.1 and 0.6.0 keep one `_MODELS` dict in models/__init__.py;
