@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.hubserver import HubServer, llama_70b_config
 
+from vllm_quant_mcp.knowledge.hub.client import HubClient
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.render_serve_cmd.models import RenderQuery
 from vllm_quant_mcp.tools.render_serve_cmd.text import render
@@ -62,3 +65,14 @@ def test_a_config_without_architectures_says_so_in_a_warning(ctx: ToolContext, t
 def test_a_repo_id_without_gpu_is_not_read_so_render_stays_offline(ctx: ToolContext) -> None:
     result = render_serve_cmd(ctx, RenderQuery(model="org/NotRead", tag="v0.33.0"))
     assert result.judgements == [] and result.warnings == []
+
+
+def test_with_a_gpu_a_repo_id_is_read_through_the_hub_and_a_removed_architecture_refused(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    config = {**llama_70b_config(), "architectures": ["QWenLMHeadModel"]}
+    with HubServer({"org/old-qwen": {"config.json": config}}) as server:
+        hub = HubClient(endpoint=server.endpoint, cache_dir=tmp_path / "hub", hf_cache=tmp_path / "hf")
+        query = RenderQuery(model="org/old-qwen", tag="v0.33.0", gpu="h100", kv_cache_dtype="fp8")
+        with pytest.raises(InvalidServeArgsError, match=r"until v0\.23\.0.* Judged for org/old-qwen \(hub\)"):
+            render_serve_cmd(replace(ctx, make_hub=lambda: hub), query)
