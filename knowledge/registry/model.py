@@ -26,6 +26,8 @@ from .matrix import AttentionSupport, LoadRefusal, OnlineRefusal
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ArchitectureResolution",
+    "Architectures",
     "BackendEntry",
     "Backends",
     "BuildPin",
@@ -34,6 +36,7 @@ __all__ = [
     "Entry",
     "EnvVar",
     "Extractor",
+    "KnownArchitecture",
     "KvCacheDtype",
     "MessageSite",
     "MessageStyle",
@@ -42,6 +45,7 @@ __all__ = [
     "Provenance",
     "QuantizationMethod",
     "Registry",
+    "RemovedArchitecture",
     "SourceInfo",
     "stated_default",
 ]
@@ -163,6 +167,49 @@ class MessageSite(Entry):
     spared_on: list[str] = Field(description="GPUs on which a GPU condition fails, so the site is not reached.")
 
 
+class KnownArchitecture(Entry):
+    """An architecture name vLLM's model registry maps to a class: `name` as config.json's `architectures` writes it."""
+
+    module: str = Field(description="As the registry writes it: relative to vllm.model_executor.models, or dotted.")
+    class_name: str
+    table: str = Field(description="The registry dict it is listed in, e.g. text_generation, transformers_backend.")
+
+
+class RemovedArchitecture(Entry):
+    """A name vLLM refuses with its own message: removed (the last release it names) or moved to a plugin."""
+
+    last_version: str | None = Field(default=None, description="_PREVIOUSLY_SUPPORTED_MODELS: supported until it.")
+    plugin: str | None = Field(default=None, description="_OOT_SUPPORTED_MODELS: the plugin vLLM names instead.")
+
+
+class ArchitectureResolution(Frozen):
+    """The lines of `_ModelRegistry` that decide an architecture vLLM does not list, with its messages as written."""
+
+    fallback: Provenance | None = Field(
+        default=None, description="inspect_model_cls: the Transformers-backend fallback, taken under model_impl auto."
+    )
+    transformers: Provenance | None = Field(
+        default=None, description="_try_resolve_transformers: whether the Transformers backend can take the class."
+    )
+    normalize: Provenance | None = Field(
+        default=None, description="_normalize_arch: a name with another task's suffix read as its base model."
+    )
+    removed_message: str | None = Field(default=None, description="_raise_for_unsupported's message for a removal.")
+    removed_provenance: Provenance | None = None
+    plugin_message: str | None = Field(default=None, description="Its message for a name moved to a plugin.")
+    plugin_provenance: Provenance | None = None
+    unsupported_message: str | None = Field(default=None, description="Its message for a name it does not know.")
+    unsupported_provenance: Provenance | None = None
+
+
+class Architectures(Frozen):
+    """What `config.json`'s `architectures` is checked against (vllm/model_executor/models/registry.py)."""
+
+    known: list[KnownArchitecture] = []
+    removed: list[RemovedArchitecture] = []
+    resolution: ArchitectureResolution = ArchitectureResolution()
+
+
 class BuildPin(Frozen):
     """A package a release installs with it: `name` as PyPI spells it, provenance its requirements line."""
 
@@ -200,6 +247,7 @@ class Registry(Frozen):
     kernels: Annotated[list[KernelList], Extractor("kernels.matrix", "extract_kernel_lists")] = []
     kernel_support: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
     build: Annotated[BuildPins, Extractor("build", "extract_build_pins")] = BuildPins()
+    architectures: Annotated[Architectures, Extractor("architectures", "extract_architectures")] = Architectures()
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

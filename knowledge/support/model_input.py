@@ -9,6 +9,9 @@ config.json, or a config without the sizes a shape needs.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.echo import clip
 from vllm_quant_mcp.knowledge.errors import NotFoundError, UnavailableError
@@ -17,7 +20,14 @@ from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, 
 
 from .shape import AttentionShape, assumed_shape, shape_of
 
-__all__ = ["read_model_facts", "shape_for"]
+__all__ = ["ModelArchitectures", "read_architectures", "read_model_facts", "shape_for"]
+
+
+class ModelArchitectures(BaseModel):
+    """What a model's config.json names in `architectures` (None: it names none), and where it was read."""
+
+    names: list[str] | None
+    source: str = Field(description="The folder's config.json, or the hub repo.")
 
 
 def read_model_facts(
@@ -51,3 +61,31 @@ def shape_for(facts: ModelFacts | None, why: str | None, flags: dict[str, str] |
     if facts is not None:
         return shape_of(facts, flags)
     return assumed_shape(why or "no model given", flags)
+
+
+def read_architectures(ref: str | None, hub: HubClient | None, local: bool) -> ModelArchitectures | None:
+    """The model's `architectures`, from a folder here (only when `local`) or the hub (only when `hub` is given: a
+    caller that reads no model otherwise passes None and stays offline); None where no config.json was read.
+
+    Read apart from the model's sizes: a config that names a class vLLM lacks often lacks the sizes a shape needs
+    too, and its architecture is still worth an answer."""
+    if ref is None:
+        return None
+    path = Path(ref).expanduser()
+    if local and path.is_dir():
+        if not (path / "config.json").is_file():
+            return None
+        return _architectures(read_local(path).config, str(path / "config.json"))
+    if hub is None or not is_repo_id(ref):
+        return None
+    try:
+        return _architectures(hub.model_files(ref).config, f"{ref} (hub)")
+    except (UnavailableError, NotFoundError):
+        return None
+
+
+def _architectures(config: dict[str, Any], source: str) -> ModelArchitectures:
+    named = config.get("architectures")
+    if not isinstance(named, list) or not named:
+        return ModelArchitectures(names=None, source=source)
+    return ModelArchitectures(names=[str(name) for name in named], source=source)

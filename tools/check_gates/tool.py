@@ -16,6 +16,7 @@ from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionSha
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.paging import Window, json_size
 
+from .architecture import architecture_findings
 from .flags import command_findings
 from .gpu_support import support_findings
 from .hops import walk_hops
@@ -67,8 +68,10 @@ def gates_report(ctx: ToolContext, query: CheckGatesQuery) -> CheckGatesResult:
     family = model_family.strip() if model_family and model_family.strip() else None
     crossed = walk.gates(kb.version_gates)
     shape = _shape(ctx, command) if gpus else None
-    findings = command_findings(command, env, walk, kb, crossed) + support_findings(
-        command, walk, kb, gpus, shape, ctx.registry, ctx.local_models
+    findings = (
+        command_findings(command, env, walk, kb, crossed)
+        + architecture_findings(command, walk, ctx.hub if shape is not None else None, ctx.local_models)
+        + support_findings(command, walk, kb, gpus, shape, ctx.registry, ctx.local_models)
     )
     hops = [
         hop.model_copy(update={"changes": [c for c in hop.changes if _kept(c, registry_changes)]})

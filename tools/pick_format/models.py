@@ -145,6 +145,11 @@ class PickFormatResult(BaseModel):
     num_gpus: int
     priority: Priority
     model: ModelFacts
+    architecture: Judgement | None = Field(
+        default=None,
+        description="Whether the tag's model registry builds the config's architectures (--model-impl auto); "
+        "None for figures.",
+    )
     options: list[FormatOption]
     omitted: int = Field(default=0, description="Viable options ranked below the ones listed.")
     excluded: list[ExcludedOption]

@@ -11,6 +11,13 @@ __all__ = ["render"]
 
 def render(result: PickFormatResult) -> str:
     lines = [f"{result.model.source} on {result.num_gpus} x {result.gpu.name} at {result.tag}"]
+    arch = result.architecture
+    if arch is not None:  # the class vLLM builds, in a few words when it is native; the why otherwise
+        lines.append(
+            f"  architecture: {arch.via} [{arch.basis}]"
+            if arch.verdict == "yes"
+            else f"  architecture: {arch.verdict} [{arch.basis}] {arch.why}"
+        )
     for o in result.options:
         mem = o.memory
         lines.append(

@@ -25,6 +25,7 @@ from vllm_quant_mcp.knowledge.hub.memory import estimate as estimate_memory
 from vllm_quant_mcp.knowledge.hub.model_facts import ExplicitModel, ModelFacts, facts_from_files
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.support.architecture import architecture_judgement
 from vllm_quant_mcp.knowledge.support.curated import dissent
 from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
@@ -355,6 +356,9 @@ def pick_format(ctx: ToolContext, query: PickFormatQuery) -> PickFormatResult:
         num_gpus=num_gpus,
         priority=priority,
         model=facts,
+        architecture=None
+        if isinstance(model, ExplicitModel)
+        else architecture_judgement(registry, facts.architectures, "auto", facts.source),
         options=ranked,
         omitted=max(0, len(options) - MAX_OPTIONS),
         excluded=list({(e.quantization, e.kv_cache_dtype, e.reason): e for e in excluded}.values()),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vllm_quant_mcp.knowledge.support.architecture import ANY_GPU
+
 from .models import RenderResult
 
 __all__ = ["render"]
@@ -18,7 +20,8 @@ def render(result: RenderResult) -> str:
         lines.append(f"# model: {model}")
     for j in result.judgements:
         via = f" via {j.via}" if j.via else ""
-        lines.append(f"# {j.subject} on {j.gpu}: {j.verdict}{via} [{j.basis}]: {j.why}")
+        gpu = f" on {j.gpu}" if j.gpu != ANY_GPU else ""  # an architecture is judged for every GPU at once
+        lines.append(f"# {j.subject}{gpu}: {j.verdict}{via} [{j.basis}]: {j.why}")
     lines += [f"# warning: {w}" for w in result.warnings]
     lines += [f"# cite: {c.label} {c.url}" for c in result.citations]
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
-from vllm_quant_mcp.knowledge.support.model_input import read_model_facts, shape_for
+from vllm_quant_mcp.knowledge.support.model_input import read_architectures, read_model_facts, shape_for
 from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 
@@ -27,6 +27,7 @@ from .models import EnvUse, FlagUse, OutputFormat, RenderQuery, RenderResult
 from .validate import (
     InvalidServeArgsError,
     Notes,
+    check_architecture,
     check_attention,
     check_gpu,
     check_kv_on_gpu,
@@ -113,7 +114,10 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
     target = kb.gpus_named(gpu)[0] if gpu is not None and gpu.strip() else None
     extras = _parse_extras(model, q.extra_args or [], registry)
     b = _Builder(ctx, registry, notes)
-    shape = _shape(ctx, q, extras) if target is not None and (quantization or kv_cache_dtype) else None
+    reads_model = target is not None and bool(quantization or kv_cache_dtype)  # the one case the hub is read
+    architectures = read_architectures(model, ctx.hub if reads_model else None, ctx.local_models)
+    check_architecture(registry, architectures, _last(extras, registry, "--model-impl"), notes)
+    shape = _shape(ctx, q, extras) if reads_model else None
     if quantization is not None:
         _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras)
     if kv_cache_dtype is not None:

@@ -24,6 +24,7 @@ from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, QuantizationMethod, Registry
+from vllm_quant_mcp.knowledge.support.architecture import architecture_judgement
 from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact
 from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
@@ -38,12 +39,14 @@ from vllm_quant_mcp.knowledge.support.loading import (
     resolve_load,
     unquantized,
 )
+from vllm_quant_mcp.knowledge.support.model_input import ModelArchitectures
 from vllm_quant_mcp.knowledge.support.shape import AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
 
 __all__ = [
     "InvalidServeArgsError",
     "Notes",
+    "check_architecture",
     "check_attention",
     "check_gpu",
     "check_kv_on_gpu",
@@ -300,3 +303,19 @@ def check_attention(registry: Registry, backend: str | None, config: str | None)
     refused = check_attention_options(registry, backend, parsed)
     if refused:
         raise InvalidServeArgsError(" ".join(_quoted(v) for v in refused))
+
+
+def check_architecture(
+    registry: Registry, read: ModelArchitectures | None, model_impl: str | None, notes: Notes
+) -> None:
+    """Refuse a model whose config names an architecture vLLM at the tag refuses (removed, or unknown under
+    --model-impl vllm), quoting vLLM; warn where the Transformers fallback decides at run time. Nothing is said of
+    a model whose config was not read (a repo id without gpu: render stays offline)."""
+    if read is None:
+        return
+    judged = architecture_judgement(registry, read.names or [], model_impl or "auto", read.source)
+    notes.judge(judged)
+    if judged.verdict == "no":
+        raise InvalidServeArgsError(f"{_cited(judged)} Judged for {read.source}.")
+    if judged.verdict == "conditional":
+        notes.warn(_cited(judged))

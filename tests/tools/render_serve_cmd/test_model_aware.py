@@ -34,7 +34,8 @@ def test_fp8_kv_for_a_deepseek_v2_lite_folder_on_a100_at_v0_16_0_is_refused_for_
 def test_a_dense_folder_renders_and_the_shell_output_shows_the_model_and_the_judgement(ctx: ToolContext) -> None:
     query = RenderQuery(model=str(MODELS / "Llama-3.1-8B-Instruct"), tag="v0.16.0", gpu="a100", kv_cache_dtype="fp8")
     result = render_serve_cmd(ctx, query)
-    (judged,) = result.judgements
+    architecture, judged = result.judgements  # the folder's config names its class too
+    assert architecture.verdict == "yes" and architecture.via == "llama.LlamaForCausalLM"
     assert judged.model is not None and judged.model.endswith("(dense decoder, head size 128, BF16)")
     text = render(result)
     assert "# model: " in text and "# --kv-cache-dtype fp8 on a100: yes via FLASHINFER [source]" in text
