@@ -15,6 +15,8 @@ from support.opened import recording
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_INVOCATIONS, ExpansionLimitError
 from vllm_quant_mcp.knowledge.deploy.serve_command import MAX_FLAGS
+from vllm_quant_mcp.knowledge.registry import bundle
+from vllm_quant_mcp.knowledge.registry.store import Store
 from vllm_quant_mcp.tools.audit_deployment.models import AuditQuery, AuditReport
 from vllm_quant_mcp.tools.audit_deployment.tool import MAX_FLAGS_PER_AUDIT, audit_deployment
 from vllm_quant_mcp.tools.context import ToolContext
@@ -36,9 +38,13 @@ def registries_read(opened: list[str]) -> Counter[str]:
 def test_a_thousand_unknown_flags_parse_each_registry_once(ctx: ToolContext) -> None:
     gone = "--calculate-kv-scales"  # exists at older releases: the where-else lookup must still answer it
     assert gone in names("v0.27.1", "cli_flags") - names("v0.32.0", "cli_flags")
+    bundle._parsed.cache_clear()  # parsed once per process: start from none parsed
     with recording() as opened:
         report = audit(ctx, unknown_flags(999) + f" {gone}")
     assert registries_read(opened) == Counter({tag: 1 for tag in ctx.store.known_tags()})
+    with recording() as opened:  # and a second audit, from a fresh store, parses none again
+        audit(ToolContext(Store(ctx.store.root), "v0.32.0"), unknown_flags(10))
+    assert registries_read(opened) == Counter()
     (inv,) = report.invocations
     assert inv.error is None and len(inv.findings) == 1000 and report.invalid_count == 1000
     (old,) = [f for f in inv.findings if f.subject == gone]
