@@ -19,6 +19,7 @@ from pydantic import Field
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
+from .cuda_archs import CudaArchs
 from .entry import Entry, Frozen
 from .kernels import KernelList, KernelSupport
 from .loading import LoadResolution
@@ -174,6 +175,7 @@ class Registry(Frozen):
     kernels: Annotated[list[KernelList], Extractor("kernels.matrix", "extract_kernel_lists")] = []
     kernel_support: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
     build: Annotated[BuildPins, Extractor("build", "extract_build_pins")] = BuildPins()
+    cuda_archs: Annotated[list[CudaArchs], Extractor("cuda_archs", "extract_cuda_archs")] = []
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",
