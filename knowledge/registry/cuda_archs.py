@@ -24,7 +24,7 @@ class CudaBound(Frozen):
 
 
 class ArchBranch(Frozen):
-    """One `cuda_archs_loose_intersection` (or `set`) of the family: its arch list and the CUDA versions it holds for."""
+    """One `cuda_archs_loose_intersection` (or `set`) of a family: its arch list and the CUDA versions it holds for."""
 
     archs: list[str] = Field(description='The architectures as written, e.g. ["10.0f", "11.0f"].')
     cuda: list[CudaBound] = Field(default=[], description="Every bound must hold; [] holds for any CUDA version.")

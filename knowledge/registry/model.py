@@ -152,6 +152,11 @@ class BuildPins(Frozen):
     """Not a kind (the tool listing's budget): read by the kernel judgements, shown with the registry."""
 
     pins: list[BuildPin] = []
+    main_cuda: str | None = Field(
+        default=None,
+        description="VLLM_MAIN_CUDA_VERSION's default: the CUDA the wheel without a +cu suffix (PyPI's) is built with.",
+    )
+    main_cuda_provenance: Provenance | None = None
 
 
 class Registry(Frozen):

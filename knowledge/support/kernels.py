@@ -14,6 +14,7 @@ from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelec
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
+from vllm_quant_mcp.knowledge.support.cuda_archs import kernel_compiled
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
 
@@ -71,8 +72,8 @@ def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None,
     found: list[Judgement] = []
     linear = _linear(registry, method, sm)
     cap = capability(sm)
-    if linear is not None and cap is not None:
-        found.append(_linear_judgement(registry, method, gpu, cap, *linear))
+    if linear is not None and cap is not None and sm is not None:
+        found.append(_built(registry, _linear_judgement(registry, method, gpu, cap, *linear), linear[1].kernel, sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
     selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
     outcome = (
@@ -81,8 +82,35 @@ def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None,
         else None
     )
     if selection is not None and outcome is not None:
-        found.append(_moe_judgement(registry, method, gpu, selection.provenance.path, outcome))
+        judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome)
+        found.append(_built(registry, judged, outcome.experts, sm))
     return found
+
+
+def _built(registry: Registry, judgement: Judgement, kernel: str | None, sm: int | None) -> Judgement:
+    """The judgement with whether the release's wheel compiles the picked kernel's op for the GPU (cuda_archs).
+
+    A kernel whose family CMakeLists.txt does not build for this SM has no op to call in the wheel: the pick
+    stands only for a build that covers the GPU, which is a condition, with the CMakeLists.txt line.
+    """
+    compiled = kernel_compiled(registry, kernel, sm) if kernel and sm is not None else None
+    if compiled is None:
+        return judgement
+    verdict = "conditional" if compiled.built is not True and judgement.verdict == "yes" else judgement.verdict
+    at = compiled.family.provenance
+    evidence = Evidence(why=compiled.why, path=at.path, line=at.line, permalink=at.permalink)
+    return judgement.model_copy(
+        update={
+            "verdict": verdict,
+            "why": f"{judgement.why}; {compiled.why}",
+            "evidence": [*judgement.evidence[:5], evidence],
+            "assumptions": [
+                *judgement.assumptions,
+                "which CMake family a kernel's compiled op is built in is read from csrc/ by hand (curated); "
+                "the wheel is assumed built for every CUDA_SUPPORTED_ARCHS entry of its CUDA",
+            ],
+        }
+    )
 
 
 def _linear(registry: Registry, method: str, sm: int | None) -> tuple[KernelSelection, KernelOutcome] | None:
