@@ -67,8 +67,15 @@ def kernel_support(registry: Registry, method: str, sm: int | None) -> tuple[Sup
     return "native", f"{kernel} runs {selection.name} as the checkpoint stores it (at {registry.tag})"
 
 
-def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None, moe: bool) -> list[Judgement]:
-    """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none."""
+def kernel_judgements(
+    registry: Registry, method: str, gpu: str, sm: int | None, moe: bool, moe_backend: str = "auto"
+) -> list[Judgement]:
+    """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none.
+
+    With `moe_backend` other than auto, the MoE judgement is what that one backend does (the oracle's forced
+    path, replayed): its expert class, or the raise vLLM meets, with its line; a release whose oracle maps no
+    such value is judged as auto and says so.
+    """
     found: list[Judgement] = []
     linear = _linear(registry, method, sm)
     cap = capability(sm)
@@ -76,13 +83,12 @@ def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None,
         found.append(_built(registry, _linear_judgement(registry, method, gpu, cap, *linear), linear[1].kernel, sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
     selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
-    outcome = (
-        next((o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"), None)
-        if selection
-        else None
+    tp = [o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"] if selection else []
+    outcome = next((o for o in tp if o.moe_backend == moe_backend), None) or next(
+        (o for o in tp if o.moe_backend == "auto"), None
     )
     if selection is not None and outcome is not None:
-        judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome)
+        judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome, moe_backend)
         found.append(_built(registry, judged, outcome.experts, sm))
     return found
 
@@ -163,12 +169,21 @@ def _linear_judgement(
     )
 
 
-def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome) -> Judgement:
+def _moe_judgement(
+    registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome, asked: str = "auto"
+) -> Judgement:
+    file = path.rsplit("/", 1)[-1]
+    if outcome.moe_backend != "auto":
+        return _forced_judgement(registry, method, gpu, file, outcome)
     refused = [v.kernel.split(":")[0] for v in outcome.considered if v.verdict == "no"]
     pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
-    why = f"{path.rsplit('/', 1)[-1]}: {outcome.backend or 'no backend'} ({outcome.experts})"
+    why = f"{file}: {outcome.backend or 'no backend'} ({outcome.experts})"
     why += f" after {', '.join(refused)} refused" if refused else ""
     why += f"; decided on the machine ahead of it: {', '.join(pending)}" if pending else ""
+    if asked != "auto":
+        why += f"; --moe-backend {asked} is not a value this oracle maps at {registry.tag}: judged as auto"
+    else:
+        why += "; --moe-backend <name> asks for one backend and raises if it refuses"
     checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]
     return Judgement(
         subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
@@ -177,8 +192,33 @@ def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome
         verdict=outcome.verdict,
         basis="source",
         via=outcome.backend,
-        why=why + "; --moe-backend <name> asks for one backend and raises if it refuses",
+        why=why,
         evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        assumptions=registry.kernel_support.moe_assumptions,
+    )
+
+
+def _forced_judgement(registry: Registry, method: str, gpu: str, file: str, outcome: MoeOutcome) -> Judgement:
+    """`--moe-backend X`: the one backend it maps to, its expert class, or the raise with the reasons it refused."""
+    asked = f"--moe-backend {outcome.moe_backend}"
+    if outcome.verdict == "yes":
+        why = f"{file}: {asked} -> {outcome.backend} ({outcome.experts})"
+    else:
+        reasons = [c.why for v in outcome.considered for c in v.checks if v.verdict != "yes"][:3]
+        where = f"{file}:{outcome.raises.line}" if outcome.raises else file
+        head = "raises" if outcome.verdict == "no" else "raises unless a check decided on the machine holds"
+        why = f"{asked} -> {outcome.backend or 'no backend'}: vLLM {head} ValueError at {where}"
+        why += f" ({'; '.join(reasons)})" if reasons else ""
+    checks = [c for v in outcome.considered for c in _checks(v)] + ([outcome.raises] if outcome.raises else [])
+    return Judgement(
+        subject=f"MoE backend for --quantization {method} with {asked} (MoE layers, tensor parallel)",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict=outcome.verdict,
+        basis="source",
+        via=outcome.backend if outcome.verdict == "yes" else None,
+        why=why,
+        evidence=[_evidence(c, registry.tag) for c in checks][-6:],
         assumptions=registry.kernel_support.moe_assumptions,
     )
 
