@@ -46,25 +46,32 @@ def capability(sm: int | None) -> str | None:
     return None if sm is None else f"{sm // 10}.{sm % 10}"
 
 
-def kernel_support(registry: Registry, method: str, sm: int | None) -> tuple[Support, str] | None:
-    """native or fallback from the linear kernel vLLM picks; None where the source picks none for certain."""
-    found = _linear(registry, method, sm)
-    if found is None or found[1].kernel is None or found[1].verdict != "yes":
+def kernel_support(
+    registry: Registry, method: str, sm: int | None, linear_backend: str = "auto"
+) -> tuple[Support, str] | None:
+    """native, fallback or emulated from the linear kernel vLLM picks; None where the source picks none for certain.
+
+    emulated is the source's word: the class vLLM picks is one of its Emulation* kernels ("Software emulation
+    fallback ... dequant to BF16", their docstrings). A kernel whose compiled op the release's wheel does not
+    build for the GPU (cuda_archs) is no certain pick: the GPU table answers.
+    """
+    found = _linear(registry, method, sm, linear_backend)
+    if found is None or found[1].kernel is None or found[1].verdict != "yes" or sm is None:
         return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
     selection, outcome = found
     kernel = outcome.kernel or ""
-    if "Humming" in kernel:
+    compiled = kernel_compiled(registry, kernel, sm)
+    if "Humming" in kernel or (compiled is not None and compiled.built is not True):
         return None  # Humming takes several activation schemas: its name does not say which runs here
-    if selection.weight_only:
-        return (
-            "native",
-            f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 (at {registry.tag})",
-        )
+    forced = f" with --linear-backend {linear_backend}" if linear_backend != "auto" else ""
+    at = f"at {registry.tag}{forced}"
     if "Emulation" in kernel:
-        return "fallback", f"{kernel}: emulated, weights dequantized and multiplied in BF16 (at {registry.tag})"
-    if not selection.weight_only and any(word in kernel for word in _WEIGHT_ONLY_WORDS):
-        return "fallback", f"{kernel}: weight-only, activations in BF16 (at {registry.tag})"
-    return "native", f"{kernel} runs {selection.name} as the checkpoint stores it (at {registry.tag})"
+        return "emulated", f"{kernel}: emulated, weights dequantized and multiplied in BF16 ({at})"
+    if selection.weight_only:
+        return "native", f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 ({at})"
+    if any(word in kernel for word in _WEIGHT_ONLY_WORDS):
+        return "fallback", f"{kernel}: weight-only, activations in BF16 ({at})"
+    return "native", f"{kernel} runs {selection.name} as the checkpoint stores it ({at})"
 
 
 def kernel_judgements(
@@ -119,12 +126,19 @@ def _built(registry: Registry, judgement: Judgement, kernel: str | None, sm: int
     )
 
 
-def _linear(registry: Registry, method: str, sm: int | None) -> tuple[KernelSelection, KernelOutcome] | None:
+def _linear(
+    registry: Registry, method: str, sm: int | None, backend: str = "auto"
+) -> tuple[KernelSelection, KernelOutcome] | None:
+    """The selection and its outcome on the GPU with --linear-backend `backend` (auto where that value was not
+    walked for the scheme: vLLM selects as with auto when the backend names no kernel of the list)."""
     scheme, cap = METHOD_SCHEMES.get(method, (None, None))[0], capability(sm)
     selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
     if selection is None or cap is None:
         return None
-    outcome = next((o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == "auto"), None)
+    here = [o for o in selection.outcomes if cap in o.capabilities]
+    outcome = next((o for o in here if o.linear_backend == backend), None) or next(
+        (o for o in here if o.linear_backend == "auto"), None
+    )
     return (selection, outcome) if outcome is not None else None
 
 

@@ -108,7 +108,9 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
     b = _Builder(ctx, registry, notes)
     shape = _shape(ctx, q, extras) if target is not None and (quantization or kv_cache_dtype) else None
     if quantization is not None:
-        _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras, q.moe_backend)
+        _quantization(
+            b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras, q.moe_backend, q.linear_backend
+        )
     if kv_cache_dtype is not None:
         kv = lookup_value(
             ctx, registry, "--kv-cache-dtype", kv_cache_dtype, lambda r: r.kv_cache_dtypes, lambda e: e.name
@@ -230,6 +232,7 @@ def _quantization(
     shape: AttentionShape | None,
     extras: list[ServeFlag],
     moe_backend: str | None = None,
+    linear_backend: str | None = None,
 ) -> None:
     registry = b.registry
     rendered = fp8_redirect(registry, value, checkpoint_dtype, b.notes)
@@ -245,7 +248,7 @@ def _quantization(
         hint,
     )
     if gpu is not None and shape is not None:
-        check_gpu(registry, gpu, method, shape, b.notes, moe_backend or "auto")
+        check_gpu(registry, gpu, method, shape, b.notes, moe_backend or "auto", linear_backend or "auto")
     check_refusals(registry, method.name, b.notes)
     b.add("--quantization", method.name, method.provenance)
     if method.deprecated:

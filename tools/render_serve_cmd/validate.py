@@ -144,6 +144,7 @@ def check_gpu(
     shape: AttentionShape,
     notes: Notes,
     moe_backend: str = "auto",
+    linear_backend: str = "auto",
 ) -> None:
     """Refuse what the source says vLLM refuses on this GPU; warn where it decides at run time or runs slower.
 
@@ -162,9 +163,9 @@ def check_gpu(
         notes.judge(kernel)
         if kernel.subject.startswith("MoE") and moe_backend != "auto" and kernel.verdict == "no":
             notes.warn(f"{_cited(kernel)} A MoE model fails to load with this --moe-backend on {gpu.id}.")
-    derived = kernel_support(registry, method.name, gpu.sm)  # the kernel the source picks decides native/fallback
+    derived = kernel_support(registry, method.name, gpu.sm, linear_backend)  # the source's pick: native/fallback
     if derived is not None:
-        if derived[0] == "fallback":
+        if derived[0] in ("fallback", "emulated"):
             notes.warn(f"[source] {derived[1]}.")
         return
     family = method_family(method.name, None, gpu)
