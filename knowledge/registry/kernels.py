@@ -111,6 +111,10 @@ class MoeSelection(_Located):
 
     scheme: str
     outcomes: list[MoeOutcome]
+    forced: list[str] = Field(default=[], description="The --moe-backend values the oracle maps to a backend.")
+    unmapped: Check | None = Field(
+        default=None, description="The raise any other --moe-backend value meets (the oracle's map_*_backend)."
+    )
 
 
 class KernelSupport(Frozen):

@@ -152,11 +152,14 @@ def kernel_compiled(registry: Registry, kernel: str, sm: int) -> Compiled | None
     gpu = (sm // 10, sm % 10)
     main, at = registry.build.main_cuda, registry.build.main_cuda_provenance
     answers: dict[str, bool | None] = {}
+    covering: list[CudaArchs] = []
     for cuda in [main] if main else _distinguished(registry):
         per = [compiled_for(registry, f, gpu, cuda) for f in families]
         answers[cuda] = True if True in per else None if None in per else False
+        covering += [f for f, b in zip(families, per, strict=True) if b is True and f not in covering]
     values = set(answers.values())
     built = values.pop() if len(values) == 1 else None
+    families = covering if built is True else families
     listed = "; ".join(
         f"{f.name.split('#')[0]} {' / '.join(';'.join(b.archs) for b in f.branches)} (CMakeLists.txt:{f.provenance.line})"
         for f in families
@@ -171,12 +174,23 @@ def kernel_compiled(registry: Registry, kernel: str, sm: int) -> Compiled | None
         why = f"{kernel}'s compiled op is built for {sm_text}: {listed} ({origin})"
     elif built is False:
         why = (
-            f"{kernel}'s compiled op is not built for {sm_text} in the release's wheel: {listed} ({origin}); "
-            "it needs a build whose arch list covers this GPU"
+            f"{kernel}'s compiled op is not built for {sm_text} in the release's wheel: {listed} ({origin}"
+            f"{_targets(registry, main)}); it needs a build whose arch list covers this GPU"
         )
     else:
         why = f"whether {kernel}'s compiled op is built for {sm_text} depends on the build: {listed} ({origin})"
-    return Compiled(kernel, built, families[0], why)
+    return Compiled(kernel, built, families[-1], why)
+
+
+def _targets(registry: Registry, cuda: str | None) -> str:
+    """`; CUDA_SUPPORTED_ARCHS 7.5;...;12.0 at CMakeLists.txt:N` for the wheel's CUDA, or nothing."""
+    supported = next((e for e in registry.cuda_archs if e.name == _SUPPORTED), None)
+    branch = (
+        next((b for b in supported.branches if not b.guards and _holds(b.cuda, cuda)), None)
+        if supported is not None and cuda
+        else None
+    )
+    return f"; targets {_SUPPORTED} {';'.join(branch.archs)} at CMakeLists.txt:{branch.line}" if branch else ""
 
 
 def _distinguished(registry: Registry) -> list[str]:

@@ -94,7 +94,9 @@ def kernel_judgements(
     outcome = next((o for o in tp if o.moe_backend == moe_backend), None) or next(
         (o for o in tp if o.moe_backend == "auto"), None
     )
-    if selection is not None and outcome is not None:
+    if selection is not None and moe_backend != "auto" and selection.unmapped and moe_backend not in selection.forced:
+        found.append(_unmapped_judgement(registry, method, gpu, moe_backend, selection.forced, selection.unmapped))
+    elif selection is not None and outcome is not None:
         judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome, moe_backend)
         found.append(_built(registry, judged, outcome.experts, sm))
     return found
@@ -208,6 +210,24 @@ def _moe_judgement(
         via=outcome.backend,
         why=why,
         evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        assumptions=registry.kernel_support.moe_assumptions,
+    )
+
+
+def _unmapped_judgement(
+    registry: Registry, method: str, gpu: str, asked: str, mapped: list[str], raised: Check
+) -> Judgement:
+    """A --moe-backend value the scheme's oracle does not map: vLLM raises before any backend is tried."""
+    file = raised.path.rsplit("/", 1)[-1]
+    return Judgement(
+        subject=f"MoE backend for --quantization {method} with --moe-backend {asked} (MoE layers, tensor parallel)",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict="no",
+        basis="source",
+        why=f"--moe-backend {asked}: vLLM raises ValueError at {file}:{raised.line}, the oracle maps only "
+        f"{', '.join(mapped)}",
+        evidence=[_evidence(raised, registry.tag)],
         assumptions=registry.kernel_support.moe_assumptions,
     )
 

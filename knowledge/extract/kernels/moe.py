@@ -157,6 +157,15 @@ class MoeSelector:
         mapper = _mapper(index.functions) if index is not None else None
         return list(dict.fromkeys(_MAPPED.findall(text(mapper)))) if mapper is not None else []
 
+    def unmapped(self, scheme: MoeScheme) -> Check | None:
+        """The raise of `map_*_backend` for a value its dict does not hold."""
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = self.modules.index(path)
+        mapper = _mapper(index.functions) if index is not None else None
+        at = _raise_line(mapper, "raise ValueError(") if mapper is not None else None
+        why = f"moe_backend is not one the {scheme.oracle} oracle maps: ValueError"
+        return Check(why=why, path=path, line=at) if at is not None else None
+
     def forced(self, scheme: MoeScheme, value: str, cap: Cap) -> MoeOutcome | None:
         """`--moe-backend value`: the oracle maps it to one backend and returns its first expert class whose
         is_supported_config holds, or raises (`_return_or_raise`); the walk over the list is skipped."""
