@@ -30,10 +30,11 @@ _PIN = re.compile(
 def extract_build_pins(tree: SourceTree) -> Extracted[BuildPins]:
     present = [path for path in REQUIREMENTS if tree.exists(path)]
     main = _MAIN_CUDA.search(tree.read_text(ENVS)) if tree.exists(ENVS) else None
-    cuda = {"main_cuda": main[1], "main_cuda_provenance": tree.provenance(ENVS, _line_of(main))} if main else {}
+    cuda, at = (main[1], tree.provenance(ENVS, _line_of(main))) if main else (None, None)
     if not present:
         return Extracted(
-            BuildPins(**cuda), note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins."
+            BuildPins(main_cuda=cuda, main_cuda_provenance=at),
+            note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins.",
         )
     pins: list[BuildPin] = []
     for path in present:
@@ -51,7 +52,7 @@ def extract_build_pins(tree: SourceTree) -> Extracted[BuildPins]:
                     marker=(found["marker"] or "").strip() or None,
                 )
             )
-    return Extracted(BuildPins(pins=pins, **cuda))
+    return Extracted(BuildPins(pins=pins, main_cuda=cuda, main_cuda_provenance=at))
 
 
 def _line_of(found: re.Match[str]) -> int:

@@ -161,13 +161,14 @@ def kernel_compiled(registry: Registry, kernel: str, sm: int) -> Compiled | None
     built = values.pop() if len(values) == 1 else None
     families = covering if built is True else families
     listed = "; ".join(
-        f"{f.name.split('#')[0]} {' / '.join(';'.join(b.archs) for b in f.branches)} (CMakeLists.txt:{f.provenance.line})"
+        f"{f.name.split('#')[0]} {' / '.join(';'.join(b.archs) for b in f.branches)} "
+        f"(CMakeLists.txt:{f.provenance.line})"
         for f in families
     )
     if main and at is not None:
         origin = f"the wheel's CUDA {main}, VLLM_MAIN_CUDA_VERSION at {at.path}:{at.line}"
     else:
-        said = ", ".join(f"{v}: {'built' if a else 'not built' if a is False else 'undecided'}" for v, a in answers.items())
+        said = ", ".join(f"{v}: {_said(a)}" for v, a in answers.items())
         origin = f"no VLLM_MAIN_CUDA_VERSION at this tag; by the wheel's CUDA {said}"
     sm_text = f"SM {gpu[0]}.{gpu[1]}"
     if built is True:
@@ -180,6 +181,10 @@ def kernel_compiled(registry: Registry, kernel: str, sm: int) -> Compiled | None
     else:
         why = f"whether {kernel}'s compiled op is built for {sm_text} depends on the build: {listed} ({origin})"
     return Compiled(kernel, built, families[-1], why)
+
+
+def _said(built: bool | None) -> str:
+    return "built" if built else "not built" if built is False else "undecided"
 
 
 def _targets(registry: Registry, cuda: str | None) -> str:

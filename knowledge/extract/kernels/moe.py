@@ -184,9 +184,8 @@ class MoeSelector:
         if not isinstance(backend, Member):
             at = _raise_line(mapper, "raise ValueError(") if isinstance(mapping, dict) else None
             if at is None:
-                checks = _checks(mapping)
-                return MoeOutcome(**base, verdict="conditional",
-                                  considered=[KernelVerdict(kernel=value, verdict="conditional", checks=checks)])  # fmt: skip
+                undecided = KernelVerdict(kernel=value, verdict="conditional", checks=_checks(mapping))
+                return MoeOutcome(**base, verdict="conditional", considered=[undecided])
             check = Check(why=f"{value} is not a --moe-backend value this oracle maps", path=path, line=at)
             return MoeOutcome(**base, verdict="no", raises=check,
                               considered=[KernelVerdict(kernel=value, verdict="no", checks=[check])])  # fmt: skip
@@ -196,8 +195,8 @@ class MoeSelector:
             if at is not None:
                 why = f"{backend.name}: the caller does not allow the vLLM CUTLASS backend (allow_vllm_cutlass)"
                 check = Check(why=why, path=path, line=at)
-                return MoeOutcome(**base, verdict="no", backend=backend.name, raises=check,
-                                  considered=[KernelVerdict(kernel=backend.name, verdict="no", checks=[check])])  # fmt: skip
+                refused = KernelVerdict(kernel=backend.name, verdict="no", checks=[check])
+                return MoeOutcome(**base, verdict="no", backend=backend.name, raises=check, considered=[refused])
         config = self._config(PARALLEL_TP)
         weight, activation = keys[scheme.weight_key], keys[scheme.activation_key]
         fmt = Member("FusedMoEActivationFormat", "Standard")
@@ -211,7 +210,7 @@ class MoeSelector:
         pending = [v for v in verdicts if v.verdict == "conditional"]
         at = _raise_line(select, "_make_log_unsupported(")
         raises = Check(why=f"{backend.name} refuses: every expert class declines", path=path, line=at) if at else None
-        if passing is not None and not pending[: verdicts.index(passing)]:
+        if passing is not None and not any(v.verdict == "conditional" for v in verdicts[: verdicts.index(passing)]):
             return MoeOutcome(**base, verdict="yes", backend=backend.name, experts=passing.kernel,
                               considered=named[: verdicts.index(passing) + 1])  # fmt: skip
         if pending:
