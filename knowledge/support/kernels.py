@@ -197,7 +197,7 @@ def _moe_judgement(
     why += f" after {', '.join(refused)} refused" if refused else ""
     why += f"; decided on the machine ahead of it: {', '.join(pending)}" if pending else ""
     if asked != "auto":
-        why += f"; --moe-backend {asked} is not a value this oracle maps at {registry.tag}: judged as auto"
+        why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
     else:
         why += "; --moe-backend <name> asks for one backend and raises if it refuses"
     checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]

@@ -61,8 +61,8 @@ _MAPPED = re.compile(r'"(\w+)":\s*\w+MoeBackend\.\w+')
 ASSUMED = (
     "CUDA; a bfloat16 MoE model with SiLU gated experts, hidden size 4096, no LoRA; tp: tensor parallel, no "
     "expert parallelism; ep8: --enable-expert-parallel over 8 GPUs without data parallelism (no all2all); "
-    "--moe-backend auto; VLLM_* unset; the oracle's caller does not allow the vLLM CUTLASS FP8 backend "
-    "(allow_vllm_cutlass's default)"
+    "--moe-backend auto unless an outcome names another value (those are walked for tp only); VLLM_* unset; "
+    "the oracle's caller does not allow the vLLM CUTLASS FP8 backend (allow_vllm_cutlass's default)"
 )
 
 
