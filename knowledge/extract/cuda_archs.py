@@ -181,7 +181,7 @@ def extract_cuda_archs(tree: SourceTree) -> Extracted[list[CudaArchs]]:
         found.append(
             CudaArchs(
                 name=entry_name, provenance=tree.provenance(CMAKE, branches[0].line), branches=branches,
-                sources=sources, built_if=built_if, sources_line=at,
+                sources=sources, built_if=built_if, compiled_at=tree.provenance(CMAKE, at) if at else None,
             )
         )  # fmt: skip
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from vllm_quant_mcp.knowledge.sources.tree import Provenance
+
 from .entry import Entry, Frozen
 
 __all__ = ["ArchBranch", "CudaArchs", "CudaBound"]
@@ -42,4 +44,4 @@ class CudaArchs(Entry):
     built_if: list[CudaBound] = Field(
         default=[], description="CUDA bounds of the if() around the sources' compilation (none: always built)."
     )
-    sources_line: int | None = Field(default=None, description="The set_gencode_flags_for_srcs line.")
+    compiled_at: Provenance | None = Field(default=None, description="The set_gencode_flags_for_srcs call.")
