@@ -237,6 +237,8 @@ def _forced_judgement(registry: Registry, method: str, gpu: str, file: str, outc
     asked = f"--moe-backend {outcome.moe_backend}"
     if outcome.verdict == "yes":
         why = f"{file}: {asked} -> {outcome.backend} ({outcome.experts})"
+        if "Emulation" in (outcome.experts or ""):
+            why += "; emulated: the experts are dequantized and multiplied in BF16"
     else:
         reasons = [c.why for v in outcome.considered for c in v.checks if v.verdict != "yes"][:3]
         where = f"{file}:{outcome.raises.line}" if outcome.raises else file

@@ -12,7 +12,7 @@ def _families(version: str) -> dict[str, CudaArchs]:
     return {e.name: e for e in extract_cuda_archs(release_tree(version)).entries}
 
 
-def _line(version: str, entry: CudaArchs, at: int) -> str:
+def _line(version: str, at: int) -> str:
     text = (release_tree(version).root / "CMakeLists.txt").read_text(encoding="utf-8")
     return text.splitlines()[at - 1]
 
@@ -28,7 +28,7 @@ def test_v0_9_2_builds_fp4_for_10_0a_only_above_cuda_12_8_and_hopper_scaled_mm_f
     assert [b.archs for b in fp4.branches] == [["10.0a"]] and fp4.branches[0].cuda == []
     assert [(b.op, b.version) for b in fp4.built_if] == [(">", "12.8")]
     assert "csrc/quantization/fp4/nvfp4_scaled_mm_kernels.cu" in fp4.sources
-    assert "cuda_archs_loose_intersection(FP4_ARCHS" in _line("0.9.2", fp4, fp4.provenance.line)
+    assert "cuda_archs_loose_intersection(FP4_ARCHS" in _line("0.9.2", fp4.provenance.line)
     sm90 = families["SCALED_MM_ARCHS"]
     assert sm90.branches[0].archs == ["9.0a"] and "scaled_mm_c3x_sm90.cu" in " ".join(sm90.sources)
     assert "FP4_SM100_ARCHS" not in families
@@ -45,8 +45,18 @@ def test_v0_33_0_splits_fp4_into_sm100_and_sm120_families_chosen_by_cuda_13() ->
     assert "csrc/quantization/fp4/nvfp4_scaled_mm_kernels.cu" in sm100.sources
     assert "csrc/quantization/fp4/nvfp4_scaled_mm_sm120_kernels.cu" in families["FP4_SM120_ARCHS"].sources
     for branch in sm100.branches:
-        assert "cuda_archs_loose_intersection(FP4_SM100_ARCHS" in _line("0.33.0", sm100, branch.line)
+        assert "cuda_archs_loose_intersection(FP4_SM100_ARCHS" in _line("0.33.0", branch.line)
     assert "FP4_ARCHS" not in families
+
+
+def test_v0_17_0_keeps_one_fp4_archs_variable_for_two_blocks_sm120_first_each_chosen_by_cuda_13() -> None:
+    families = _families("0.17.0")
+    sm120, sm100 = families["FP4_ARCHS"], families["FP4_ARCHS#2"]
+    assert [b.archs for b in sm120.branches] == [["12.0f"], ["12.0a"]]
+    assert [b.archs for b in sm100.branches] == [["10.0f", "11.0f"], ["10.0a", "10.1a", "10.3a"]]
+    assert [[(c.op, c.version) for c in b.cuda] for b in sm100.branches] == [[(">=", "13.0")], [("<", "13.0")]]
+    assert sm100.compiled_at is not None
+    assert "set_gencode_flags_for_srcs" in _line("0.17.0", sm100.compiled_at.line)
 
 
 def test_scaled_mm_archs_is_one_family_per_block_each_with_its_own_sources() -> None:
