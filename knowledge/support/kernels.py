@@ -2,9 +2,11 @@
 
 The kernel is the source's answer (the registry's `kernels` kind, replayed from vLLM's selection code);
 which kernel serves which method is ours (METHOD_SCHEMES, labelled curated in the answer's assumptions).
-Native or fallback follows from the kernel picked where the source decides it for certain: a Marlin or
-W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16), an
-Emulation kernel dequantizes to BF16. The GPU table answers where no kernel is derived, where checks ahead
+Native, fallback or emulated follows from the kernel picked where the source decides it for certain: a Marlin
+or W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16, fallback),
+an Emulation kernel dequantizes to BF16 (emulated). Whether the release's wheel compiles the picked kernel's
+op for the GPU is the cuda_archs kind's answer (support/cuda_archs.py); `--moe-backend X` is judged by the
+oracle's forced path, replayed per value. The GPU table answers where no kernel is derived, where checks ahead
 of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell).
 """
 
@@ -62,7 +64,7 @@ def kernel_support(
     kernel = outcome.kernel or ""
     compiled = kernel_compiled(registry, kernel, sm)
     if "Humming" in kernel or (compiled is not None and compiled.built is not True):
-        return None  # Humming takes several activation schemas: its name does not say which runs here
+        return None  # Humming takes several activation schemas; an op the wheel lacks makes the pick uncertain
     forced = f" with --linear-backend {linear_backend}" if linear_backend != "auto" else ""
     at = f"at {registry.tag}{forced}"
     if "Emulation" in kernel:
