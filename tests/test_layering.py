@@ -35,13 +35,14 @@ KNOWLEDGE_ROLES: dict[str, set[str]] = {
     "support": {"base", "sources", "registry", "facts", "hub"},
 }
 # Declared exceptions, module to module: extractors produce the registry's entry models (the model, the
-# support-matrix and load-resolution models and the entry base they share), and a source tree parses its
-# files with the one tree-sitter parser (lazily, on first use).
+# support-matrix, load-resolution, kernel and CUDA-arch models and the entry base they share), and a source
+# tree parses its files with the one tree-sitter parser (lazily, on first use).
 DECLARED = {
     ("knowledge.extract", "knowledge.registry.model"),
     ("knowledge.extract", "knowledge.registry.matrix"),
     ("knowledge.extract", "knowledge.registry.loading"),
     ("knowledge.extract", "knowledge.registry.kernels"),
+    ("knowledge.extract", "knowledge.registry.cuda_archs"),
     ("knowledge.extract", "knowledge.registry.entry"),
     ("knowledge.sources.tree", "knowledge.extract.engine.language"),
 }

@@ -16,6 +16,9 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 __all__ = ["PACKAGES", "REQUIREMENTS", "extract_build_pins"]
 
+ENVS = "vllm/envs.py"
+# `VLLM_MAIN_CUDA_VERSION: str = "13.0"` in the TYPE_CHECKING block: the CUDA of the wheel without a +cu suffix
+_MAIN_CUDA = re.compile(r'^\s*VLLM_MAIN_CUDA_VERSION:\s*str\s*=\s*"([\d.]+)"', re.M)
 REQUIREMENTS = ("requirements/common.txt", "requirements/cuda.txt", "requirements/rocm.txt")
 # The packages vLLM's kernel and backend selection probes for, as PyPI spells them.
 PACKAGES = re.compile(r"^(torch|triton|flashinfer[-\w]*|deep[-_]gemm|humming[-\w]*|xformers|flash[-_]attn\w*)$", re.I)
@@ -26,9 +29,12 @@ _PIN = re.compile(
 
 def extract_build_pins(tree: SourceTree) -> Extracted[BuildPins]:
     present = [path for path in REQUIREMENTS if tree.exists(path)]
+    main = _MAIN_CUDA.search(tree.read_text(ENVS)) if tree.exists(ENVS) else None
+    cuda, at = (main[1], tree.provenance(ENVS, _line_of(main))) if main else (None, None)
     if not present:
         return Extracted(
-            BuildPins(), note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins."
+            BuildPins(main_cuda=cuda, main_cuda_provenance=at),
+            note="No requirements/*.txt in this tree (a tree of vllm/ Python files only): no pins.",
         )
     pins: list[BuildPin] = []
     for path in present:
@@ -46,4 +52,8 @@ def extract_build_pins(tree: SourceTree) -> Extracted[BuildPins]:
                     marker=(found["marker"] or "").strip() or None,
                 )
             )
-    return Extracted(BuildPins(pins=pins))
+    return Extracted(BuildPins(pins=pins, main_cuda=cuda, main_cuda_provenance=at))
+
+
+def _line_of(found: re.Match[str]) -> int:
+    return found.string.count("\n", 0, found.start(1)) + 1

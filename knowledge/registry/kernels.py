@@ -100,6 +100,10 @@ class MoeOutcome(Frozen):
     considered: list[KernelVerdict] = Field(description="`BACKEND: ExpertClass` in the order walked, up to the pick.")
     order: list[str] = Field(default=[], description="The priority list as walked on this GPU.")
     reordered: Check | None = None
+    moe_backend: str = Field(
+        default="auto", description="The --moe-backend value: auto walks the list; another asks for one backend."
+    )
+    raises: Check | None = Field(default=None, description="Forced: the raise vLLM meets when that backend refuses.")
 
 
 class MoeSelection(_Located):
@@ -107,6 +111,10 @@ class MoeSelection(_Located):
 
     scheme: str
     outcomes: list[MoeOutcome]
+    forced: list[str] = Field(default=[], description="The --moe-backend values the oracle maps to a backend.")
+    unmapped: Check | None = Field(
+        default=None, description="The raise any other --moe-backend value meets (the oracle's map_*_backend)."
+    )
 
 
 class KernelSupport(Frozen):

@@ -19,6 +19,7 @@ from pydantic import Field
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
 
+from .cuda_archs import CudaArchs
 from .entry import Entry, Frozen
 from .kernels import KernelList, KernelSupport
 from .loading import LoadResolution
@@ -224,6 +225,11 @@ class BuildPins(Frozen):
     """Not a kind (the tool listing's budget): read by the kernel judgements, shown with the registry."""
 
     pins: list[BuildPin] = []
+    main_cuda: str | None = Field(
+        default=None,
+        description="VLLM_MAIN_CUDA_VERSION's default: the CUDA the wheel without a +cu suffix (PyPI's) is built with.",
+    )
+    main_cuda_provenance: Provenance | None = None
 
 
 class Registry(Frozen):
@@ -248,6 +254,7 @@ class Registry(Frozen):
     kernel_support: Annotated[KernelSupport, Extractor("kernels.matrix", "extract_kernels")] = KernelSupport()
     build: Annotated[BuildPins, Extractor("build", "extract_build_pins")] = BuildPins()
     architectures: Annotated[Architectures, Extractor("architectures", "extract_architectures")] = Architectures()
+    cuda_archs: Annotated[list[CudaArchs], Extractor("cuda_archs", "extract_cuda_archs")] = []
     notes: dict[str, str] = Field(
         default={},
         description="Per kind, why it is empty or what else to know (e.g. plugins may add KV dtypes).",

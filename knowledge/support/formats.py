@@ -24,7 +24,8 @@ __all__ = [
     "where",
 ]
 
-Support = Literal["native", "fallback", "unsupported"]
+# emulated: vLLM runs the format by dequantizing to BF16 in software (an Emulation* kernel the source picks)
+Support = Literal["native", "fallback", "emulated", "unsupported"]
 
 METHOD_FAMILY: dict[str, WeightFamily] = {
     "fp8": "fp8",

@@ -2,9 +2,11 @@
 
 The kernel is the source's answer (the registry's `kernels` kind, replayed from vLLM's selection code);
 which kernel serves which method is ours (METHOD_SCHEMES, labelled curated in the answer's assumptions).
-Native or fallback follows from the kernel picked where the source decides it for certain: a Marlin or
-W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16), an
-Emulation kernel dequantizes to BF16. The GPU table answers where no kernel is derived, where checks ahead
+Native, fallback or emulated follows from the kernel picked where the source decides it for certain: a Marlin
+or W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16, fallback),
+an Emulation kernel dequantizes to BF16 (emulated). Whether the release's wheel compiles the picked kernel's
+op for the GPU is the cuda_archs kind's answer (support/cuda_archs.py); `--moe-backend X` is judged by the
+oracle's forced path, replayed per value. The GPU table answers where no kernel is derived, where checks ahead
 of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell).
 """
 
@@ -14,6 +16,7 @@ from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelec
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
+from vllm_quant_mcp.knowledge.support.cuda_archs import kernel_compiled
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
 
@@ -45,52 +48,101 @@ def capability(sm: int | None) -> str | None:
     return None if sm is None else f"{sm // 10}.{sm % 10}"
 
 
-def kernel_support(registry: Registry, method: str, sm: int | None) -> tuple[Support, str] | None:
-    """native or fallback from the linear kernel vLLM picks; None where the source picks none for certain."""
-    found = _linear(registry, method, sm)
-    if found is None or found[1].kernel is None or found[1].verdict != "yes":
+def kernel_support(
+    registry: Registry, method: str, sm: int | None, linear_backend: str = "auto"
+) -> tuple[Support, str] | None:
+    """native, fallback or emulated from the linear kernel vLLM picks; None where the source picks none for certain.
+
+    emulated is the source's word: the class vLLM picks is one of its Emulation* kernels ("Software emulation
+    fallback ... dequant to BF16", their docstrings). A kernel whose compiled op the release's wheel does not
+    build for the GPU (cuda_archs) is no certain pick: the GPU table answers.
+    """
+    found = _linear(registry, method, sm, linear_backend)
+    if found is None or found[1].kernel is None or found[1].verdict != "yes" or sm is None:
         return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
     selection, outcome = found
     kernel = outcome.kernel or ""
-    if "Humming" in kernel:
-        return None  # Humming takes several activation schemas: its name does not say which runs here
-    if selection.weight_only:
-        return (
-            "native",
-            f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 (at {registry.tag})",
-        )
+    compiled = kernel_compiled(registry, kernel, sm)
+    if "Humming" in kernel or (compiled is not None and compiled.built is not True):
+        return None  # Humming takes several activation schemas; an op the wheel lacks makes the pick uncertain
+    forced = f" with --linear-backend {linear_backend}" if linear_backend != "auto" else ""
+    at = f"at {registry.tag}{forced}"
     if "Emulation" in kernel:
-        return "fallback", f"{kernel}: emulated, weights dequantized and multiplied in BF16 (at {registry.tag})"
-    if not selection.weight_only and any(word in kernel for word in _WEIGHT_ONLY_WORDS):
-        return "fallback", f"{kernel}: weight-only, activations in BF16 (at {registry.tag})"
-    return "native", f"{kernel} runs {selection.name} as the checkpoint stores it (at {registry.tag})"
+        return "emulated", f"{kernel}: emulated, weights dequantized and multiplied in BF16 ({at})"
+    if selection.weight_only:
+        return "native", f"{kernel}: a weight-only kernel for a weight-only format, activations in BF16 ({at})"
+    if any(word in kernel for word in _WEIGHT_ONLY_WORDS):
+        return "fallback", f"{kernel}: weight-only, activations in BF16 ({at})"
+    return "native", f"{kernel} runs {selection.name} as the checkpoint stores it ({at})"
 
 
-def kernel_judgements(registry: Registry, method: str, gpu: str, sm: int | None, moe: bool) -> list[Judgement]:
-    """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none."""
+def kernel_judgements(
+    registry: Registry, method: str, gpu: str, sm: int | None, moe: bool, moe_backend: str = "auto"
+) -> list[Judgement]:
+    """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none.
+
+    With `moe_backend` other than auto, the MoE judgement is what that one backend does (the oracle's forced
+    path, replayed): its expert class, or the raise vLLM meets, with its line; a release whose oracle maps no
+    such value is judged as auto and says so.
+    """
     found: list[Judgement] = []
     linear = _linear(registry, method, sm)
     cap = capability(sm)
-    if linear is not None and cap is not None:
-        found.append(_linear_judgement(registry, method, gpu, cap, *linear))
+    if linear is not None and cap is not None and sm is not None:
+        found.append(_built(registry, _linear_judgement(registry, method, gpu, cap, *linear), linear[1].kernel, sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
     selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
-    outcome = (
-        next((o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"), None)
-        if selection
-        else None
+    tp = [o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"] if selection else []
+    outcome = next((o for o in tp if o.moe_backend == moe_backend), None) or next(
+        (o for o in tp if o.moe_backend == "auto"), None
     )
-    if selection is not None and outcome is not None:
-        found.append(_moe_judgement(registry, method, gpu, selection.provenance.path, outcome))
+    if selection is not None and moe_backend != "auto" and selection.unmapped and moe_backend not in selection.forced:
+        found.append(_unmapped_judgement(registry, method, gpu, moe_backend, selection.forced, selection.unmapped))
+    elif selection is not None and outcome is not None:
+        judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome, moe_backend)
+        found.append(_built(registry, judged, outcome.experts, sm))
     return found
 
 
-def _linear(registry: Registry, method: str, sm: int | None) -> tuple[KernelSelection, KernelOutcome] | None:
+def _built(registry: Registry, judgement: Judgement, kernel: str | None, sm: int | None) -> Judgement:
+    """The judgement with whether the release's wheel compiles the picked kernel's op for the GPU (cuda_archs).
+
+    A kernel whose family CMakeLists.txt does not build for this SM has no op to call in the wheel: the pick
+    stands only for a build that covers the GPU, which is a condition, with the CMakeLists.txt line.
+    """
+    compiled = kernel_compiled(registry, kernel, sm) if kernel and sm is not None else None
+    if compiled is None:
+        return judgement
+    verdict = "conditional" if compiled.built is not True and judgement.verdict == "yes" else judgement.verdict
+    at = compiled.family.provenance
+    evidence = Evidence(why=compiled.why, path=at.path, line=at.line, permalink=at.permalink)
+    return judgement.model_copy(
+        update={
+            "verdict": verdict,
+            "why": f"{judgement.why}; {compiled.why}",
+            "evidence": [*judgement.evidence[:5], evidence],
+            "assumptions": [
+                *judgement.assumptions,
+                "which CMake family a kernel's compiled op is built in is read from csrc/ by hand (curated); "
+                "the wheel is assumed built for every CUDA_SUPPORTED_ARCHS entry of its CUDA",
+            ],
+        }
+    )
+
+
+def _linear(
+    registry: Registry, method: str, sm: int | None, backend: str = "auto"
+) -> tuple[KernelSelection, KernelOutcome] | None:
+    """The selection and its outcome on the GPU with --linear-backend `backend` (auto where that value was not
+    walked for the scheme: vLLM selects as with auto when the backend names no kernel of the list)."""
     scheme, cap = METHOD_SCHEMES.get(method, (None, None))[0], capability(sm)
     selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
     if selection is None or cap is None:
         return None
-    outcome = next((o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == "auto"), None)
+    here = [o for o in selection.outcomes if cap in o.capabilities]
+    outcome = next((o for o in here if o.linear_backend == backend), None) or next(
+        (o for o in here if o.linear_backend == "auto"), None
+    )
     return (selection, outcome) if outcome is not None else None
 
 
@@ -135,12 +187,21 @@ def _linear_judgement(
     )
 
 
-def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome) -> Judgement:
+def _moe_judgement(
+    registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome, asked: str = "auto"
+) -> Judgement:
+    file = path.rsplit("/", 1)[-1]
+    if outcome.moe_backend != "auto":
+        return _forced_judgement(registry, method, gpu, file, outcome)
     refused = [v.kernel.split(":")[0] for v in outcome.considered if v.verdict == "no"]
     pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
-    why = f"{path.rsplit('/', 1)[-1]}: {outcome.backend or 'no backend'} ({outcome.experts})"
+    why = f"{file}: {outcome.backend or 'no backend'} ({outcome.experts})"
     why += f" after {', '.join(refused)} refused" if refused else ""
     why += f"; decided on the machine ahead of it: {', '.join(pending)}" if pending else ""
+    if asked != "auto":
+        why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
+    else:
+        why += "; --moe-backend <name> asks for one backend and raises if it refuses"
     checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]
     return Judgement(
         subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
@@ -149,8 +210,53 @@ def _moe_judgement(registry: Registry, method: str, gpu: str, path: str, outcome
         verdict=outcome.verdict,
         basis="source",
         via=outcome.backend,
-        why=why + "; --moe-backend <name> asks for one backend and raises if it refuses",
+        why=why,
         evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        assumptions=registry.kernel_support.moe_assumptions,
+    )
+
+
+def _unmapped_judgement(
+    registry: Registry, method: str, gpu: str, asked: str, mapped: list[str], raised: Check
+) -> Judgement:
+    """A --moe-backend value the scheme's oracle does not map: vLLM raises before any backend is tried."""
+    file = raised.path.rsplit("/", 1)[-1]
+    return Judgement(
+        subject=f"MoE backend for --quantization {method} with --moe-backend {asked} (MoE layers, tensor parallel)",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict="no",
+        basis="source",
+        why=f"--moe-backend {asked}: vLLM raises ValueError at {file}:{raised.line}, the oracle maps only "
+        f"{', '.join(mapped)}",
+        evidence=[_evidence(raised, registry.tag)],
+        assumptions=registry.kernel_support.moe_assumptions,
+    )
+
+
+def _forced_judgement(registry: Registry, method: str, gpu: str, file: str, outcome: MoeOutcome) -> Judgement:
+    """`--moe-backend X`: the one backend it maps to, its expert class, or the raise with the reasons it refused."""
+    asked = f"--moe-backend {outcome.moe_backend}"
+    if outcome.verdict == "yes":
+        why = f"{file}: {asked} -> {outcome.backend} ({outcome.experts})"
+        if "Emulation" in (outcome.experts or ""):
+            why += "; emulated: the experts are dequantized and multiplied in BF16"
+    else:
+        reasons = [c.why for v in outcome.considered for c in v.checks if v.verdict != "yes"][:3]
+        where = f"{file}:{outcome.raises.line}" if outcome.raises else file
+        head = "raises" if outcome.verdict == "no" else "raises unless a check decided on the machine holds"
+        why = f"{asked} -> {outcome.backend or 'no backend'}: vLLM {head} ValueError at {where}"
+        why += f" ({'; '.join(reasons)})" if reasons else ""
+    checks = [c for v in outcome.considered for c in _checks(v)] + ([outcome.raises] if outcome.raises else [])
+    return Judgement(
+        subject=f"MoE backend for --quantization {method} with {asked} (MoE layers, tensor parallel)",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict=outcome.verdict,
+        basis="source",
+        via=outcome.backend if outcome.verdict == "yes" else None,
+        why=why,
+        evidence=[_evidence(c, registry.tag) for c in checks][-6:],
         assumptions=registry.kernel_support.moe_assumptions,
     )
 

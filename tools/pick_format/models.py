@@ -104,7 +104,8 @@ class FormatOption(BaseModel):
     kv_cache_dtype: Named = Field(description="The --kv-cache-dtype value.")
     serve_flags: list[FlagValue] = []
     support: Support = Field(
-        description="native or fallback: from the linear kernel vLLM picks (source), else the curated GPU table."
+        description="native, fallback (weight-only) or emulated: from the linear kernel vLLM picks (source), else the "
+        "curated GPU table."
     )
     support_basis: Basis = "curated"
     support_evidence: list[str]

@@ -468,7 +468,7 @@ def _evaluate(
         for r in load_refusals(registry, method)
     ]
     backend, cites = _backend_notes(req.kb, method, c.kv, registry.tag)
-    if support == "fallback":
+    if support in ("fallback", "emulated"):
         backend.insert(
             0,
             f"{gpu.id} has no {c.family} tensor cores: vLLM loads {method} through a weight-only "
@@ -477,7 +477,7 @@ def _evaluate(
     memory_first = req.priority == "memory"
     key = (
         float(avoided),
-        float(support == "fallback"),
+        {"fallback": 1.0, "emulated": 2.0}.get(support, 0.0),  # a software emulation ranks below a weight-only path
         float(round(mem.weight_bits / 4)) if memory_first else 0.0,  # the 4-, 8- or 16-bit class
         float(c.relevance),
         float(c.position[0]),

@@ -119,7 +119,9 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
     check_architecture(registry, architectures, _last(extras, registry, "--model-impl"), notes)
     shape = _shape(ctx, q, extras) if reads_model else None
     if quantization is not None:
-        _quantization(b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras)
+        _quantization(
+            b, kb, quantization.strip(), q.checkpoint_dtype, target, shape, extras, q.moe_backend, q.linear_backend
+        )
     if kv_cache_dtype is not None:
         kv = lookup_value(
             ctx, registry, "--kv-cache-dtype", kv_cache_dtype, lambda r: r.kv_cache_dtypes, lambda e: e.name
@@ -240,6 +242,8 @@ def _quantization(
     gpu: Gpu | None,
     shape: AttentionShape | None,
     extras: list[ServeFlag],
+    moe_backend: str | None = None,
+    linear_backend: str | None = None,
 ) -> None:
     registry = b.registry
     rendered = fp8_redirect(registry, value, checkpoint_dtype, b.notes)
@@ -255,7 +259,7 @@ def _quantization(
         hint,
     )
     if gpu is not None and shape is not None:
-        check_gpu(registry, gpu, method, shape, b.notes)
+        check_gpu(registry, gpu, method, shape, b.notes, moe_backend or "auto", linear_backend or "auto")
     check_refusals(registry, method.name, b.notes)
     b.add("--quantization", method.name, method.provenance)
     if method.deprecated:

@@ -140,7 +140,15 @@ def _cited(j: Judgement) -> str:
     return f"[{j.basis}] {j.why}" + (f" ({where})" if where else "")
 
 
-def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, shape: AttentionShape, notes: Notes) -> None:
+def check_gpu(
+    registry: Registry,
+    gpu: Gpu,
+    method: QuantizationMethod,
+    shape: AttentionShape,
+    notes: Notes,
+    moe_backend: str = "auto",
+    linear_backend: str = "auto",
+) -> None:
     """Refuse what the source says vLLM refuses on this GPU; warn where it decides at run time or runs slower.
 
     The refusal comes from the tag (min capability, the ROCm list, an online method's raise); the
@@ -154,11 +162,13 @@ def check_gpu(registry: Registry, gpu: Gpu, method: QuantizationMethod, shape: A
         )
     if loads.verdict == "conditional":
         notes.warn(_cited(loads))
-    for kernel in kernel_judgements(registry, method.name, gpu.id, gpu.sm, moe=True):
+    for kernel in kernel_judgements(registry, method.name, gpu.id, gpu.sm, moe=True, moe_backend=moe_backend):
         notes.judge(kernel)
-    derived = kernel_support(registry, method.name, gpu.sm)  # the kernel the source picks decides native/fallback
+        if kernel.subject.startswith("MoE") and moe_backend != "auto" and kernel.verdict == "no":
+            notes.warn(f"{_cited(kernel)} A MoE model fails to load with this --moe-backend on {gpu.id}.")
+    derived = kernel_support(registry, method.name, gpu.sm, linear_backend)  # the source's pick: native/fallback
     if derived is not None:
-        if derived[0] == "fallback":
+        if derived[0] in ("fallback", "emulated"):
             notes.warn(f"[source] {derived[1]}.")
         return
     family = method_family(method.name, None, gpu)

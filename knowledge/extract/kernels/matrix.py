@@ -141,9 +141,20 @@ def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
                 outcome = selector.select(scheme, parallel, cap)
                 if outcome is not None:
                     outcomes = _grouped(outcomes, outcome)
+        values = selector.forced_values(scheme)
+        for value in values:
+            for cap in CUDA_GRID:
+                forced = selector.forced(scheme, value, cap)
+                if forced is not None:
+                    outcomes = _grouped(outcomes, forced)
         if outcomes:
             at = tree.provenance(path, line(select))
-            found.append(MoeSelection(name=scheme.name, provenance=at, scheme=scheme.words, outcomes=outcomes))
+            found.append(
+                MoeSelection(
+                    name=scheme.name, provenance=at, scheme=scheme.words, outcomes=outcomes, forced=values,
+                    unmapped=selector.unmapped(scheme) if values else None,
+                )
+            )  # fmt: skip
     return found
 
 

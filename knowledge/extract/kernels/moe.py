@@ -12,6 +12,7 @@ given (tensor parallel, or `--enable-expert-parallel` with its EP size).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +55,14 @@ MOE_SCHEMES = (
     MoeScheme("nvfp4", "NVFP4 experts (FP4 weights and activations, FP8 scales per 16)", "nvfp4",
               "kNvfp4Static", "kNvfp4Dynamic"),
 )  # fmt: skip
-PARALLEL = (Parallel("tp", 1), Parallel("ep8", 8))
+PARALLEL_TP = Parallel("tp", 1)
+PARALLEL = (PARALLEL_TP, Parallel("ep8", 8))
+_MAPPED = re.compile(r'"(\w+)":\s*\w+MoeBackend\.\w+')
 ASSUMED = (
     "CUDA; a bfloat16 MoE model with SiLU gated experts, hidden size 4096, no LoRA; tp: tensor parallel, no "
     "expert parallelism; ep8: --enable-expert-parallel over 8 GPUs without data parallelism (no all2all); "
-    "--moe-backend auto; VLLM_* unset; the oracle's caller does not allow the vLLM CUTLASS FP8 backend "
-    "(allow_vllm_cutlass's default)"
+    "--moe-backend auto unless an outcome names another value (those are walked for tp only); VLLM_* unset; "
+    "the oracle's caller does not allow the vLLM CUTLASS FP8 backend (allow_vllm_cutlass's default)"
 )
 
 
@@ -147,6 +150,73 @@ class MoeSelector:
             reordered=at,
         )
 
+    def forced_values(self, scheme: MoeScheme) -> list[str]:
+        """The --moe-backend values the oracle's `map_*_backend` maps (its dict's keys, as written)."""
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = self.modules.index(path)
+        mapper = _mapper(index.functions) if index is not None else None
+        return list(dict.fromkeys(_MAPPED.findall(text(mapper)))) if mapper is not None else []
+
+    def unmapped(self, scheme: MoeScheme) -> Check | None:
+        """The raise of `map_*_backend` for a value its dict does not hold."""
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = self.modules.index(path)
+        mapper = _mapper(index.functions) if index is not None else None
+        at = _raise_line(mapper, "raise ValueError(") if mapper is not None else None
+        why = f"moe_backend is not one the {scheme.oracle} oracle maps: ValueError"
+        return Check(why=why, path=path, line=at) if at is not None else None
+
+    def forced(self, scheme: MoeScheme, value: str, cap: Cap) -> MoeOutcome | None:
+        """`--moe-backend value`: the oracle maps it to one backend and returns its first expert class whose
+        is_supported_config holds, or raises (`_return_or_raise`); the walk over the list is skipped."""
+        path = f"{ORACLE}/{scheme.oracle}.py"
+        index = self.modules.index(path)
+        keys = self.constants.keys
+        mapper = _mapper(index.functions) if index is not None else None
+        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        if index is None or mapper is None or select is None or scheme.weight_key not in keys:
+            return None
+        it = self.linear.interpreter(cap)
+        node = _dict_assignment(mapper, "mapping")
+        mapping = it.evaluate(node, Scope(path))[0] if node is not None else None
+        base: dict[str, Any] = {"capabilities": [str(cap)], "parallel": "tp", "moe_backend": value}
+        backend = mapping.get(value) if isinstance(mapping, dict) else None
+        if not isinstance(backend, Member):
+            at = _raise_line(mapper, "raise ValueError(") if isinstance(mapping, dict) else None
+            if at is None:
+                undecided = KernelVerdict(kernel=value, verdict="conditional", checks=_checks(mapping))
+                return MoeOutcome(**base, verdict="conditional", considered=[undecided])
+            check = Check(why=f"{value} is not a --moe-backend value this oracle maps", path=path, line=at)
+            return MoeOutcome(**base, verdict="no", raises=check,
+                              considered=[KernelVerdict(kernel=value, verdict="no", checks=[check])])  # fmt: skip
+        body = text(select)
+        if backend.name.endswith("VLLM_CUTLASS") and "not allow_vllm_cutlass" in body:
+            at = _raise_line(select, "is disabled for this configuration")
+            if at is not None:
+                why = f"{backend.name}: the caller does not allow the vLLM CUTLASS backend (allow_vllm_cutlass)"
+                check = Check(why=why, path=path, line=at)
+                refused = KernelVerdict(kernel=backend.name, verdict="no", checks=[check])
+                return MoeOutcome(**base, verdict="no", backend=backend.name, raises=check, considered=[refused])
+        config = self._config(PARALLEL_TP)
+        weight, activation = keys[scheme.weight_key], keys[scheme.activation_key]
+        fmt = Member("FusedMoEActivationFormat", "Standard")
+        classes = it.call_function(path, "backend_to_kernel_cls", backend=backend)
+        refs = [class_ref(c) for c in classes] if isinstance(classes, list) else []
+        verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
+        if not verdicts:
+            verdicts = [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+        named = [v.model_copy(update={"kernel": f"{backend.name}: {v.kernel}"}) for v in verdicts]
+        passing = next((v for v in verdicts if v.verdict == "yes"), None)
+        pending = [v for v in verdicts if v.verdict == "conditional"]
+        at = _raise_line(select, "_make_log_unsupported(")
+        raises = Check(why=f"{backend.name} refuses: every expert class declines", path=path, line=at) if at else None
+        if passing is not None and not any(v.verdict == "conditional" for v in verdicts[: verdicts.index(passing)]):
+            return MoeOutcome(**base, verdict="yes", backend=backend.name, experts=passing.kernel,
+                              considered=named[: verdicts.index(passing) + 1])  # fmt: skip
+        if pending:
+            return MoeOutcome(**base, verdict="conditional", backend=backend.name, considered=named, raises=raises)
+        return MoeOutcome(**base, verdict="no", backend=backend.name, considered=named, raises=raises)
+
     def _priorities(
         self, path: str, functions: dict[str, tree_sitter.Node], config: Obj, weight: Obj, activation: Obj, cap: Cap
     ) -> tuple[Any, Check | None]:
@@ -211,14 +281,33 @@ class MoeSelector:
         )  # fmt: skip
 
 
-def _list_assignment(function: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
-    """The right side of the first `name = [...]` in the function's body."""
+def _mapper(functions: dict[str, tree_sitter.Node]) -> tree_sitter.Node | None:
+    return next((n for name, n in functions.items() if name.startswith("map_") and name.endswith("_backend")), None)
+
+
+def _raise_line(function: tree_sitter.Node, words: str) -> int | None:
+    """The line of the first `raise` in the function (nested helpers included) whose text holds `words`."""
+    start = function.start_point[0] + 1
+    for offset, written in enumerate(text(function).splitlines()):
+        if words in written:
+            for back in range(offset, max(offset - 3, -1), -1):
+                if "raise " in text(function).splitlines()[back]:
+                    return start + back
+    return None
+
+
+def _dict_assignment(function: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    return _list_assignment(function, name, "dictionary")
+
+
+def _list_assignment(function: tree_sitter.Node, name: str, kind: str = "list") -> tree_sitter.Node | None:
+    """The right side of the first `name = [...]` (or of another literal kind) in the function's body."""
     body = function.child_by_field_name("body")
     for child in body.named_children if body is not None else []:
         stmt = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
         left = stmt.child_by_field_name("left") if stmt is not None and stmt.type == "assignment" else None
         right = stmt.child_by_field_name("right") if stmt is not None and left is not None else None
-        if left is not None and right is not None and text(left) == name and right.type == "list":
+        if left is not None and right is not None and text(left) == name and right.type == kind:
             return right
     return None
 

@@ -1,0 +1,53 @@
+"""render_serve_cmd says what `--moe-backend X` does on the GPU at the tag: the expert class, or the raise.
+
+The registry is derived here from the real v0.33.0 release (installed in a store of the test's own), so the
+judgement follows the extractors under test rather than the bundled copy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.releases import install_release_tree
+
+from vllm_quant_mcp.knowledge.registry.store import Store
+from vllm_quant_mcp.tools.context import ToolContext
+from vllm_quant_mcp.tools.render_serve_cmd.models import RenderQuery
+from vllm_quant_mcp.tools.render_serve_cmd.tool import render_serve_cmd
+
+V2_LITE = str(Path(__file__).parents[2] / "fixtures" / "models" / "DeepSeek-V2-Lite")
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> ToolContext:
+    cache = tmp_path_factory.mktemp("cache")
+    install_release_tree(cache, "0.33.0")
+    store = Store(cache)
+    store.rebuild_registry("v0.33.0")
+    return ToolContext(store, "v0.33.0")
+
+
+def _moe(fresh: ToolContext, gpu: str, backend: str) -> tuple[list[str], str]:
+    query = RenderQuery(model=V2_LITE, tag="v0.33.0", gpu=gpu, quantization="fp8", moe_backend=backend)
+    result = render_serve_cmd(fresh, query)
+    judged = next(j for j in result.judgements if j.subject.startswith("MoE backend"))
+    assert result.argv[-2:] == ["--moe-backend", backend]
+    return result.warnings, f"{judged.verdict} {judged.via} {judged.why}"
+
+
+def test_online_fp8_experts_forced_to_flashinfer_trtllm_on_h100_warn_with_the_oracles_raise(
+    fresh: ToolContext,
+) -> None:
+    warnings, judged = _moe(fresh, "h100", "flashinfer_trtllm")
+    assert judged.startswith("no None --moe-backend flashinfer_trtllm -> FLASHINFER_TRTLLM: vLLM raises ValueError")
+    raised = [w for w in warnings if "A MoE model fails to load with this --moe-backend on h100" in w]
+    assert raised and "/blob/v0.33.0/vllm/model_executor/layers/fused_moe/oracle/fp8.py#L" in raised[0]
+
+
+def test_online_fp8_experts_forced_to_marlin_on_h100_name_marlin_experts_and_warn_of_no_refusal(
+    fresh: ToolContext,
+) -> None:
+    warnings, judged = _moe(fresh, "h100", "marlin")
+    assert judged.startswith("yes MARLIN fp8.py: --moe-backend marlin -> MARLIN (MarlinExperts)")
+    assert not any("fails to load" in w for w in warnings)
