@@ -22,11 +22,12 @@ from vllm_quant_mcp.knowledge.extract.loading.config_args import (
     extract_online_args,
     find_raise,
 )
+from vllm_quant_mcp.knowledge.extract.loading.replay import replay_from_config
 from vllm_quant_mcp.knowledge.extract.loading.walk import LOADER, Input, Walk, config_filenames
 from vllm_quant_mcp.knowledge.extract.online import extract_online_quantization
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.extract.result import Extracted
-from vllm_quant_mcp.knowledge.registry.loading import LoadPath, LoadResolution, PackageNeed
+from vllm_quant_mcp.knowledge.registry.loading import ConfigReplay, LoadPath, LoadResolution, PackageNeed
 from vllm_quant_mcp.knowledge.sources.tree import Provenance, SourceTree
 
 __all__ = ["extract_load_resolution"]
@@ -52,6 +53,7 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
     # 0.32, composed with the checkpoint's method from then on.
     composes = online is not None and online.config_needs_online is None
     paths: list[LoadPath] = []
+    replays: dict[tuple[str, str], ConfigReplay | None] = {}
     for method in extract_quantization_methods(tree).entries:
         cls = (
             modules.find_class(method.config_class, method.config_path)
@@ -59,6 +61,8 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
             else None
         )
 
+        if cls is not None and (cls.path, cls.name) not in replays:
+            replays[(cls.path, cls.name)] = replay_from_config(tree, modules, cls)
         # resolve_quantization_config gives a shorthand its args, except those it defers to the loader.
         on_its_own = method.name in shorthands and method.name not in deferred
         paths.append(
@@ -72,6 +76,7 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
                 if method.name in online_names or composes
                 else None,
                 needs=_needs(tree, method.config_path, method.config_class) if method.config_path else [],
+                from_config=replays[(cls.path, cls.name)] if cls is not None else None,
             )
         )
     overrides, overrides_at = _overrides(tree, modules)
