@@ -259,6 +259,11 @@ class _Walker:
         if stmt.type == "with_statement":
             body = stmt.child_by_field_name("body")
             return self.block(body, frame, pc) if body is not None else pc
+        if stmt.type == "for_statement":
+            # A loop over an empty value runs no body: its raises are not taken.
+            over = stmt.child_by_field_name("right")
+            if over is not None:
+                undecided = _and(_truthy(self._term(over, frame, pc)), undecided)
         sub = _Frame(frame.path, dict(frame.env), frame.cls, [])
         for part in stmt.named_children:
             if part.type == "block":
@@ -410,7 +415,11 @@ class _Walker:
     def _call(self, node: tree_sitter.Node, frame: _Frame, pc: Term) -> _Value:
         fn = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
-        args = [a for a in arguments.named_children] if arguments is not None else []
+        # A keyword given by name to get_from_keys_or/get (`default={}`) reads as its value here.
+        args = [
+            (a.child_by_field_name("value") or a) if a.type == "keyword_argument" else a
+            for a in (arguments.named_children if arguments is not None else [])
+        ]
         spelled = text(fn) if fn is not None else ""
         name = spelled.split(".")[-1]
         unknown = _unknown(self.tree, frame.path, node, text(node))
@@ -429,6 +438,14 @@ class _Walker:
         if fn.type == "attribute" and name in _METHODS and not args:
             obj = fn.child_by_field_name("object")
             return Term(op=name, args=[self._term(obj, frame, pc)]) if obj is not None else unknown
+        if fn.type == "attribute" and name in ("startswith", "endswith") and len(args) == 1:
+            obj, prefix = fn.child_by_field_name("object"), _const(args[0])
+            if obj is not None and prefix is not None and isinstance(prefix.value, str):
+                return Term(op=name, value=prefix.value, args=[self._term(obj, frame, pc)])
+            return unknown
+        if fn.type == "attribute" and name == "items" and not args:
+            obj = fn.child_by_field_name("object")
+            return Term(op="items", args=[self._term(obj, frame, pc)]) if obj is not None else unknown
         if fn.type == "attribute" and name == "keys" and not args:
             obj = fn.child_by_field_name("object")
             base = self._term(obj, frame, pc) if obj is not None else None
@@ -495,9 +512,11 @@ class _Walker:
     def _sequence(self, node: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
         items: list[Term] = []
         for child in node.named_children:
+            if child.type == "comment":
+                continue
             if child.type == "list_splat" and child.named_children:
                 spread = self._term(child.named_children[0], frame, pc)
-                if spread.op == "keys" or (spread.op == "const" and isinstance(spread.value, list)):
+                if spread.op == "keys" or (spread.op == "const" and isinstance(spread.value, (list, dict))):
                     items.extend(Term(op="const", value=v) for v in spread.value)
                     continue
                 return _unknown(self.tree, frame.path, node, text(node))
@@ -517,6 +536,8 @@ class _Walker:
             return Term(op="const", value=value)
         keys: list[object] = []
         for pair in node.named_children:
+            if pair.type == "comment":
+                continue
             key = pair.child_by_field_name("key") if pair.type == "pair" else None
             try:
                 keys.append(_jsonable(literal(key)) if key is not None else None)
