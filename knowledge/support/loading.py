@@ -22,9 +22,10 @@ from pydantic import BaseModel, Field
 from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.names import nearest
-from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadStep, OnlineArgs, Raise
+from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadPath, LoadStep, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.judgement import Evidence
+from vllm_quant_mcp.knowledge.support.config_replay import evaluate, replay
 
 __all__ = [
     "Checkpoint",
@@ -45,6 +46,9 @@ class Checkpoint(BaseModel):
 
     quant_method: str | None = Field(description="quantization_config.quant_method; None: not quantized.")
     source: str = Field(description="Where that was read, e.g. '--checkpoint-dtype bf16' or a config.json path.")
+    quantization_config: dict[str, Any] | None = Field(
+        default=None, exclude=True, description="The dict from_config is given; None where only the name is known."
+    )
 
 
 class LoadVerdict(BaseModel):
@@ -55,6 +59,9 @@ class LoadVerdict(BaseModel):
     basis: Literal["source"] = "source"
     why: str
     raised: Raise | None = Field(default=None, description="vLLM's own exception and message, where it refuses.")
+    scheme: dict[str, Any] = Field(
+        default={}, description="What the config's constructor was given from the checkpoint (bits, group size...)."
+    )
     evidence: list[Evidence] = []
     assumptions: list[str] = []
 
@@ -87,9 +94,14 @@ def read_checkpoint(folder: Path) -> Checkpoint | None:
         held = json.loads(read_bounded(hf_quant, _CONFIG_LIMIT, fix))
         producer = held.get("producer", {}) if isinstance(held, dict) else {}
         name = producer.get("name") if isinstance(producer, dict) else None
-        return Checkpoint(quant_method=str(name or "modelopt"), source=str(hf_quant))
+        given = held if isinstance(held, dict) else None
+        return Checkpoint(quant_method=str(name or "modelopt"), source=str(hf_quant), quantization_config=given)
     method = quant.get("quant_method") if isinstance(quant, dict) else None
-    return Checkpoint(quant_method=str(method) if method else None, source=str(config))
+    return Checkpoint(
+        quant_method=str(method) if method else None,
+        source=str(config),
+        quantization_config=quant if isinstance(quant, dict) and method else None,
+    )
 
 
 def resolve_load(
@@ -132,6 +144,8 @@ def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpo
     """A checkpoint with a config: the method it names, unless --quantization names another one."""
     resolution, tag, method = registry.load_resolution, registry.tag, checkpoint.quant_method
     subject = f"--quantization {quantization or '(none)'} on a {method} checkpoint ({checkpoint.source})"
+    if checkpoint.quantization_config is not None and any(p.from_config for p in resolution.paths):
+        return _replayed(registry, quantization, checkpoint.quantization_config, str(method), subject)
     if quantization is None or quantization == method:
         return LoadVerdict(
             subject=subject,
@@ -153,12 +167,95 @@ def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpo
             why=f"{quantization}'s override_quantization_method decides whether it takes a {method} checkpoint",
             evidence=[_evidence("the override list", where.path, where)] if where is not None else [],
         )
-    mismatch = resolution.mismatch
-    if mismatch is None:
+    return mismatch(registry, quantization, str(method), subject)
+
+
+def _replayed(
+    registry: Registry, quantization: str | None, config: dict[str, Any], method: str, subject: str
+) -> LoadVerdict | None:
+    """As _verify_quantization then get_quant_config go: every method's override_quantization_method probed
+    (the others first, then the override list in its order), then from_config of the method chosen, replayed."""
+    resolution, tag = registry.load_resolution, registry.tag
+    overrides = [p for n in resolution.overrides if (p := resolution.path(n)) is not None]
+    probed = [p for p in resolution.paths if p.name not in resolution.overrides] + overrides
+    chosen, switched = method, ""
+    for path in probed:
+        if path.from_config is None or path.from_config.override is None:
+            continue
+        answer = evaluate(path.from_config.override, config, quantization)
+        if isinstance(answer, str):
+            chosen, switched = answer, f"{path.name}'s override_quantization_method takes it as {answer}; "
+            break
+        if answer is not None:
+            return _undecided_override(registry, path, getattr(answer, "why", "its result"), config, method, subject)
+    if not switched and quantization is not None and quantization != method:
+        return mismatch(registry, quantization, method, subject)
+    path = resolution.path(chosen)
+    if path is None or path.from_config is None:
         return None
-    said = mismatch.message.replace("{quant_method}", str(method)).replace("{self.quantization}", quantization)
+    replayed, cls = replay(path.from_config, config), path.from_config.config_class
+    if replayed.outcome == "refused" and replayed.raised is not None:
+        verdict = _verdict(tag, subject, "refused", None, f"{switched}{cls}.from_config raises", replayed.raised)
+        return verdict.model_copy(update={"scheme": replayed.scheme})
+    if replayed.outcome == "conditional" and replayed.guard is not None:
+        where = replayed.guard.raised.provenance
+        return LoadVerdict(
+            subject=subject,
+            tag=tag,
+            outcome="conditional",
+            loads_as=chosen,
+            why=f"{switched}{cls}.from_config may raise at {where.path}:{where.line}: {replayed.undecided} decides",
+            evidence=[_evidence(f"{replayed.guard.raised.error} raised here", where.path, where)],
+            scheme=replayed.scheme,
+        )
+    at = path.from_config.provenance
+    return LoadVerdict(
+        subject=subject,
+        tag=tag,
+        outcome="loads",
+        loads_as=chosen,
+        why=f"{switched}{cls}.from_config and its constructor take this quantization_config",
+        evidence=[_evidence(f"{cls}.from_config", at.path, at)],
+        scheme=replayed.scheme,
+        assumptions=["calls outside vLLM's own Python (torch, enum constructors, other packages) do not raise"],
+    )
+
+
+def _undecided_override(
+    registry: Registry, probe: LoadPath, why: str, config: dict[str, Any], method: str, subject: str
+) -> LoadVerdict:
+    """An override probe a run-time value decides: conditional, saying what the checkpoint's own method does
+    with the config if it is not switched."""
+    own = registry.load_resolution.path(method)
+    left = ""
+    if own is not None and own.from_config is not None:
+        replayed = replay(own.from_config, config)
+        cls = own.from_config.config_class
+        left = {
+            "refused": f"; left as {method}, {cls}.from_config raises "
+            + (f"{replayed.raised.error}: {replayed.raised.message}" if replayed.raised else ""),
+            "loads": f"; left as {method}, {cls}.from_config takes it",
+            "conditional": f"; left as {method}, {cls}.from_config depends on {replayed.undecided}",
+        }[replayed.outcome]
+    assert probe.from_config is not None
+    at = probe.from_config.provenance
+    return LoadVerdict(
+        subject=subject,
+        tag=registry.tag,
+        outcome="conditional",
+        why=f"{probe.name}'s override_quantization_method may switch this {method} checkpoint: {why} decides{left}",
+        evidence=[_evidence("the override probe's class", at.path, at)],
+    )
+
+
+def mismatch(registry: Registry, quantization: str, method: str, subject: str) -> LoadVerdict | None:
+    """_verify_quantization's refusal of a --quantization other than the checkpoint's method, filled in."""
+    raised = registry.load_resolution.mismatch
+    if raised is None:
+        return None
+    said = raised.message.replace("{quant_method}", method).replace("{self.quantization}", quantization)
     return _verdict(
-        tag, subject, "refused", None, "_verify_quantization raises", mismatch.model_copy(update={"message": said})
+        registry.tag, subject, "refused", None, "_verify_quantization raises", raised.model_copy(update={"message": said})
     )
 
 

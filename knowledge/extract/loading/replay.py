@@ -31,6 +31,7 @@ from vllm_quant_mcp.knowledge.extract.engine.syntax import (
     parameters,
     text,
 )
+from vllm_quant_mcp.knowledge.extract.loading.config_args import find_raise
 from vllm_quant_mcp.knowledge.registry.loading import ConfigGuard, ConfigReplay, Raise, Term
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -547,8 +548,6 @@ class _Walker:
 
 
 def _base_raise(tree: SourceTree, words: str) -> Raise | None:
-    from vllm_quant_mcp.knowledge.extract.loading.config_args import find_raise
-
     return find_raise(tree, BASE_CONFIG, words) if tree.exists(BASE_CONFIG) else None
 
 
