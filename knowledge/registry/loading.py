@@ -62,7 +62,8 @@ class Term(Frozen):
     turn, args[1] the default; no default: absent), `has` (value in args[0]), `const`, `keys` (a dict
     literal's keys), `seq` (a tuple/list of args), `cmp` (value: the comparison), `and`/`or`/`not`, `if`
     (args: condition, then, else), `isinstance` (value: type names), `len`, `str`, `upper`, `lower`,
-    `startswith`/`endswith` (value: the prefix), `items`, `truthy`, `dict_keys` (printed as Python prints `d.keys()`), `user` (the --quantization given), and `unknown`
+    `startswith`/`endswith` (value: the prefix), `items`, `truthy`, `dict_keys` (printed as Python prints
+    `d.keys()`), `user` (the --quantization given), and `unknown`
     (value: the code and line a run-time value decides)."""
 
     op: str

@@ -217,6 +217,8 @@ def _frozen(value: Any) -> Any:
 
 
 def _plain(value: Any) -> bool:
-    return value is None or isinstance(value, (bool, int, float, str)) or (
-        isinstance(value, list) and all(isinstance(v, (bool, int, float, str)) for v in value)
+    return (
+        value is None
+        or isinstance(value, (bool, int, float, str))
+        or (isinstance(value, list) and all(isinstance(v, (bool, int, float, str)) for v in value))
     )

@@ -24,8 +24,8 @@ from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.names import nearest
 from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadPath, LoadStep, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.judgement import Evidence
 from vllm_quant_mcp.knowledge.support.config_replay import evaluate, replay
+from vllm_quant_mcp.knowledge.support.judgement import Evidence
 
 __all__ = [
     "Checkpoint",
@@ -190,10 +190,10 @@ def _replayed(
             return _undecided_override(registry, path, getattr(answer, "why", "its result"), config, method, subject)
     if not switched and quantization is not None and quantization != method:
         return mismatch(registry, quantization, method, subject)
-    path = resolution.path(chosen)
-    if path is None or path.from_config is None:
+    target = resolution.path(chosen)
+    if target is None or target.from_config is None:
         return None
-    replayed, cls = replay(path.from_config, config), path.from_config.config_class
+    replayed, cls = replay(target.from_config, config), target.from_config.config_class
     if replayed.outcome == "refused" and replayed.raised is not None:
         verdict = _verdict(tag, subject, "refused", None, f"{switched}{cls}.from_config raises", replayed.raised)
         return verdict.model_copy(update={"scheme": replayed.scheme})
@@ -208,7 +208,7 @@ def _replayed(
             evidence=[_evidence(f"{replayed.guard.raised.error} raised here", where.path, where)],
             scheme=replayed.scheme,
         )
-    at = path.from_config.provenance
+    at = target.from_config.provenance
     return LoadVerdict(
         subject=subject,
         tag=tag,
@@ -255,7 +255,12 @@ def mismatch(registry: Registry, quantization: str, method: str, subject: str) -
         return None
     said = raised.message.replace("{quant_method}", method).replace("{self.quantization}", quantization)
     return _verdict(
-        registry.tag, subject, "refused", None, "_verify_quantization raises", raised.model_copy(update={"message": said})
+        registry.tag,
+        subject,
+        "refused",
+        None,
+        "_verify_quantization raises",
+        raised.model_copy(update={"message": said}),
     )
 
 

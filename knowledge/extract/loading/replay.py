@@ -16,7 +16,6 @@ undecided there, never guessed. Calls it cannot resolve (torch, third-party code
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 import tree_sitter
 
@@ -62,7 +61,7 @@ class _Function:
     node: tree_sitter.Node
 
 
-_Value = Union[Term, _Class, _Self, _Function]
+_Value = Term | _Class | _Self | _Function
 
 
 @dataclass
@@ -189,7 +188,7 @@ class _Walker:
             self._raise(stmt, frame, pc)
             return _FALSE
         if kind == "return_statement":
-            value = self.expr(stmt.named_children[0], frame, pc) if stmt.named_children else _NONE
+            value = self._term(stmt.named_children[0], frame, pc) if stmt.named_children else _NONE
             frame.returns.append((pc, value))
             return _FALSE
         if kind in ("for_statement", "while_statement", "try_statement", "with_statement"):
@@ -221,7 +220,7 @@ class _Walker:
         rest = _TRUE  # none of the earlier clauses held
         branches: list[tuple[Term, Term, dict[str, _Value]]] = []
         for condition, body in clauses:
-            held = _truthy(self.expr(condition, frame, _and(pc, rest))) if condition is not None else _TRUE
+            held = _truthy(self._term(condition, frame, _and(pc, rest))) if condition is not None else _TRUE
             local = _and(rest, held)
             sub = _Frame(frame.path, dict(frame.env), frame.cls, frame.returns)
             out = self.block(body, sub, _and(pc, local)) if body is not None else _and(pc, local)
