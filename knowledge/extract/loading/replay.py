@@ -15,7 +15,7 @@ undecided there, never guessed. Calls it cannot resolve (torch, third-party code
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import tree_sitter
 
@@ -41,6 +41,8 @@ _MAX_DEPTH = 5
 _MAX_GUARDS = 200
 _TRUE, _FALSE, _NONE = Term(op="const", value=True), Term(op="const", value=False), Term(op="const", value=None)
 _METHODS = {"upper", "lower", "strip"}
+_NEXT, _RAISED = Term(op="next"), Term(op="raised")
+_MAX_TERM = 4000
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,6 @@ class _Frame:
     path: str
     env: dict[str, _Value]
     cls: ClassRef | None
-    returns: list[tuple[Term, Term]] = field(default_factory=list)
 
 
 def replay_from_config(tree: SourceTree, modules: Modules, cls: ClassRef) -> ConfigReplay | None:
@@ -132,13 +133,10 @@ class _Walker:
             return _unknown(self.tree, path, function, "a call nested too deep to follow")
         self.depth += 1
         try:
-            self.block(body, frame, pc)
+            _, result = self.block(body, frame, pc)
         finally:
             self.depth -= 1
-        result = _NONE
-        for condition, value in reversed(frame.returns):
-            result = _if(condition, value, result)
-        return result
+        return _then(result, _NONE)
 
     def _bind(
         self, function: tree_sitter.Node, arguments: tree_sitter.Node | None, frame: _Frame, pc: Term, skip_first: bool
@@ -161,15 +159,22 @@ class _Walker:
         return given
 
     # Statements --------------------------------------------------------------------------------------
-    def block(self, block: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
-        """Walk statements under path condition `pc`; the condition under which control falls off the end."""
+    def block(self, block: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
+        """Walk statements under path condition `pc`: the condition under which control falls off the end, and
+        the block's outcome as a term over the *local* conditions of its ifs (`next` where it falls through,
+        `raised` where it raises), so a return value does not carry the conditions of earlier exits."""
+        outcomes: list[Term] = []
         for stmt in block.named_children:
             if _is_false(pc) or len(self.guards) >= _MAX_GUARDS:
-                return pc
-            pc = self.statement(stmt, frame, pc)
-        return pc
+                break
+            pc, outcome = self.statement(stmt, frame, pc)
+            outcomes.append(outcome)
+        result = _NEXT
+        for outcome in reversed(outcomes):
+            result = _then(outcome, result)
+        return pc, result
 
-    def statement(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
+    def statement(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
         kind = stmt.type
         if kind == "expression_statement" and stmt.named_children:
             expr = stmt.named_children[0]
@@ -181,19 +186,18 @@ class _Walker:
                     frame.env[text(left)] = _unknown(self.tree, frame.path, expr, text(expr))
             else:
                 self.expr(expr, frame, pc)
-            return pc
+            return pc, _NEXT
         if kind == "if_statement":
             return self._if(stmt, frame, pc)
         if kind == "raise_statement":
             self._raise(stmt, frame, pc)
-            return _FALSE
+            return _FALSE, _RAISED
         if kind == "return_statement":
             value = self._term(stmt.named_children[0], frame, pc) if stmt.named_children else _NONE
-            frame.returns.append((pc, value))
-            return _FALSE
+            return _FALSE, value
         if kind in ("for_statement", "while_statement", "try_statement", "with_statement"):
             return self._opaque(stmt, frame, pc)
-        return pc
+        return pc, _NEXT
 
     def _assign(self, expr: tree_sitter.Node, frame: _Frame, pc: Term) -> None:
         left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -206,7 +210,7 @@ class _Walker:
             for name in _names(left):
                 frame.env[name] = _unknown(self.tree, frame.path, expr, text(expr))
 
-    def _if(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
+    def _if(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
         clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
             (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
         ]
@@ -219,16 +223,21 @@ class _Walker:
             clauses.append((None, None))
         rest = _TRUE  # none of the earlier clauses held
         branches: list[tuple[Term, Term, dict[str, _Value]]] = []
+        outcomes: list[tuple[Term, Term]] = []
         for condition, body in clauses:
             held = _truthy(self._term(condition, frame, _and(pc, rest))) if condition is not None else _TRUE
             local = _and(rest, held)
-            sub = _Frame(frame.path, dict(frame.env), frame.cls, frame.returns)
-            out = self.block(body, sub, _and(pc, local)) if body is not None else _and(pc, local)
+            sub = _Frame(frame.path, dict(frame.env), frame.cls)
+            out, outcome = self.block(body, sub, _and(pc, local)) if body is not None else (_and(pc, local), _NEXT)
+            outcomes.append((held, outcome))
             if not _is_false(out):
                 branches.append((local, out, sub.env))
             rest = _and(rest, _not(held))
             if _is_false(rest):
                 break
+        result = _NEXT
+        for held, outcome in reversed(outcomes):
+            result = _if(held, outcome, result)
         after = _FALSE
         for _, out, _ in branches:
             after = _or(after, out)
@@ -250,34 +259,34 @@ class _Walker:
                     frame.env[name] = first
                 continue
             frame.env[name] = merged
-        return after
+        return after, result
 
-    def _opaque(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
+    def _opaque(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
         """A loop, try or with: its body runs under a condition this walk does not decide (once, or not at
         all, or caught), so its raises are undecided and what it assigns is unknown afterwards."""
         undecided = _unknown(self.tree, frame.path, stmt, " ".join(text(stmt).split("\n")[0].split()))
         if stmt.type == "with_statement":
             body = stmt.child_by_field_name("body")
-            return self.block(body, frame, pc) if body is not None else pc
+            return self.block(body, frame, pc) if body is not None else (pc, _NEXT)
         if stmt.type == "for_statement":
             # A loop over an empty value runs no body: its raises are not taken.
             over = stmt.child_by_field_name("right")
             if over is not None:
                 undecided = _and(_truthy(self._term(over, frame, pc)), undecided)
-        sub = _Frame(frame.path, dict(frame.env), frame.cls, [])
+        sub = _Frame(frame.path, dict(frame.env), frame.cls)
+        exits = False
         for part in stmt.named_children:
-            if part.type == "block":
-                self.block(part, sub, _and(pc, undecided))
-            elif part.type in ("except_clause", "else_clause", "finally_clause"):
-                for inner in part.named_children:
-                    if inner.type == "block":
-                        self.block(inner, sub, _and(pc, undecided))
+            blocks = [part] if part.type == "block" else []
+            if part.type in ("except_clause", "else_clause", "finally_clause"):
+                blocks = [inner for inner in part.named_children if inner.type == "block"]
+            for inner in blocks:
+                _, outcome = self.block(inner, sub, _and(pc, undecided))
+                exits = exits or outcome != _NEXT
         for name, value in sub.env.items():
             if frame.env.get(name) != value:
                 frame.env[name] = undecided
-        for condition, value in sub.returns:
-            frame.returns.append((_and(condition, undecided), value))
-        return pc
+        # A return or raise inside: whether the statement exits, and with what, is undecided.
+        return pc, (_if(undecided, undecided, _NEXT) if exits else _NEXT)
 
     def _raise(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> None:
         call = stmt.named_children[0] if stmt.named_children else None
@@ -610,6 +619,19 @@ def _not(a: Term) -> Term:
     if a.op == "const" and isinstance(a.value, bool):
         return Term(op="const", value=not a.value)
     return Term(op="not", args=[a])
+
+
+def _then(outcome: Term, after: Term) -> Term:
+    """`outcome` with its fall-through leaves (`next`) continued by `after`; too large a tree is unknown."""
+    if outcome == _NEXT:
+        return after
+    if outcome.op != "if":
+        return outcome
+    condition, then, other = outcome.args
+    joined = _if(condition, _then(then, after), _then(other, after))
+    if len(joined.model_dump_json()) > _MAX_TERM * 8:
+        return Term(op="unknown", value="a function with more exits than this replay follows")
+    return joined
 
 
 def _if(condition: Term, then: Term, other: Term) -> Term:
