@@ -63,7 +63,8 @@ class Term(Frozen):
     literal's keys), `seq` (a tuple/list of args), `cmp` (value: the comparison), `and`/`or`/`not`, `if`
     (args: condition, then, else), `isinstance` (value: type names), `len`, `str`, `upper`, `lower`,
     `startswith`/`endswith` (value: the prefix), `items`, `truthy`, `dict_keys` (printed as Python prints
-    `d.keys()`), `user` (the --quantization given), and `unknown`
+    `d.keys()`), `user` (the --quantization given), `model_type`
+    (config.json's, args[0] the default), `platform` (value: `is_cuda`... and where), and `unknown`
     (value: the code and line a run-time value decides)."""
 
     op: str

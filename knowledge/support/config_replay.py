@@ -16,8 +16,10 @@ from pydantic import BaseModel, Field
 
 from vllm_quant_mcp.knowledge.registry.loading import ConfigGuard, ConfigReplay, Raise, Term
 
-__all__ = ["Replayed", "evaluate", "replay"]
+__all__ = ["Deployment", "Replayed", "evaluate", "replay"]
 
+# current_platform's questions that name one platform; others (is_cuda_alike...) stay open.
+_PLATFORM_CHECKS = {"is_cuda", "is_rocm", "is_cpu", "is_xpu", "is_tpu"}
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "dict": dict,
     "Mapping": dict,
@@ -49,33 +51,52 @@ class Replayed(BaseModel):
     scheme: dict[str, Any] = Field(default={}, description="The constructor's arguments read from the dict.")
 
 
-def replay(config_replay: ConfigReplay, config: dict[str, Any]) -> Replayed:
+def replay(config_replay: ConfigReplay, config: dict[str, Any], given: Deployment | None = None) -> Replayed:
     """The first guard the dict takes (refused), the first it leaves undecided (conditional), else loads."""
     scheme = {}
     for name, term in config_replay.scheme.items():
-        value = evaluate(term, config)
+        value = evaluate(term, config, given)
         if term.op != "config" and _plain(value):
             scheme[name] = value
     for guard in config_replay.guards:
-        held = _truth(evaluate(guard.when, config))
+        held = _truth(evaluate(guard.when, config, given))
         if held is True:
-            return Replayed(outcome="refused", raised=_filled(guard, config), guard=guard, scheme=scheme)
+            return Replayed(outcome="refused", raised=_filled(guard, config, given), guard=guard, scheme=scheme)
         if held is None:
-            return Replayed(outcome="conditional", undecided=_why(guard.when, config), guard=guard, scheme=scheme)
+            undecided = _why(guard.when, config, given)
+            return Replayed(outcome="conditional", undecided=undecided, guard=guard, scheme=scheme)
     return Replayed(outcome="loads", scheme=scheme)
 
 
-def evaluate(term: Term, config: dict[str, Any], user: str | None = None) -> Any:
-    """A term's value for this dict (and --quantization), or an unknown carrying what decides it."""
+class Deployment(BaseModel):
+    """What the probes read beside the dict: --quantization, the platform vLLM runs on, the model's type."""
+
+    quantization: str | None = None
+    platform: str | None = Field(default=None, description="e.g. 'cuda'; None: not known, platform checks stay open.")
+    model_type: str | None = Field(default=None, description="config.json's model_type.")
+
+
+def evaluate(term: Term, config: dict[str, Any], given: Deployment | None = None) -> Any:
+    """A term's value for this dict (and deployment), or an unknown carrying what decides it."""
     op, args = term.op, term.args
+    given = given or Deployment()
 
     def arg(i: int) -> Any:
-        return evaluate(args[i], config, user)
+        return evaluate(args[i], config, given)
 
     if op == "config":
         return config
     if op == "user":
-        return user
+        return given.quantization
+    if op == "platform":
+        name, where = term.value
+        if given.platform is None or name not in _PLATFORM_CHECKS:
+            return _Unknown(where)
+        return name == f"is_{given.platform}"
+    if op == "model_type":
+        return given.model_type if given.model_type is not None else arg(0)
+    if op == "raised":
+        return _Unknown("a path on which the code raises")
     if op == "const":
         return term.value
     if op == "keys":
@@ -183,22 +204,22 @@ def _truth(value: Any) -> bool | None:
         return None
 
 
-def _filled(guard: ConfigGuard, config: dict[str, Any]) -> Raise:
+def _filled(guard: ConfigGuard, config: dict[str, Any], given: Deployment | None) -> Raise:
     said = guard.raised.message
     for field, term in guard.fills.items():
-        value = evaluate(term, config)
+        value = evaluate(term, config, given)
         if not isinstance(value, _Unknown):
             said = said.replace(field, repr(value) if "!r" in field else str(value))
     return guard.raised.model_copy(update={"message": said})
 
 
-def _why(term: Term, config: dict[str, Any]) -> str:
+def _why(term: Term, config: dict[str, Any], given: Deployment | None) -> str:
     """The first unknown the guard's condition reaches, in evaluation order."""
-    value = evaluate(term, config)
+    value = evaluate(term, config, given)
     if isinstance(value, _Unknown):
         return value.why
     for inner in term.args:
-        found = _why(inner, config)
+        found = _why(inner, config, given)
         if found:
             return found
     return "a value this replay does not decide"

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.names import nearest
-from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadPath, LoadStep, OnlineArgs, Raise
+from vllm_quant_mcp.knowledge.registry.loading import LoadStep, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.config_replay import evaluate, replay
-from vllm_quant_mcp.knowledge.support.judgement import Evidence
+from vllm_quant_mcp.knowledge.support.config_replay import Deployment
+from vllm_quant_mcp.knowledge.support.load_verdict import Checkpoint, LoadVerdict, cite, raised_verdict
+from vllm_quant_mcp.knowledge.support.quantized_load import mismatch, replayed_load
 
 __all__ = [
     "Checkpoint",
@@ -39,31 +38,6 @@ __all__ = [
 
 _UNQUANTIZED = {"bf16", "bfloat16", "fp16", "float16", "half", "fp32", "float32"}
 _CONFIG_LIMIT = 4 * 1024 * 1024
-
-
-class Checkpoint(BaseModel):
-    """What vLLM reads of a checkpoint's quantization: the method its config names, or none."""
-
-    quant_method: str | None = Field(description="quantization_config.quant_method; None: not quantized.")
-    source: str = Field(description="Where that was read, e.g. '--checkpoint-dtype bf16' or a config.json path.")
-    quantization_config: dict[str, Any] | None = Field(
-        default=None, exclude=True, description="The dict from_config is given; None where only the name is known."
-    )
-
-
-class LoadVerdict(BaseModel):
-    subject: str = Field(description="e.g. '--quantization awq_marlin on a checkpoint without a quantization config'.")
-    tag: str
-    outcome: LoadOutcome
-    loads_as: str | None = None
-    basis: Literal["source"] = "source"
-    why: str
-    raised: Raise | None = Field(default=None, description="vLLM's own exception and message, where it refuses.")
-    scheme: dict[str, Any] = Field(
-        default={}, description="What the config's constructor was given from the checkpoint (bits, group size...)."
-    )
-    evidence: list[Evidence] = []
-    assumptions: list[str] = []
 
 
 def unquantized(checkpoint_dtype: str | None) -> Checkpoint | None:
@@ -88,6 +62,7 @@ def read_checkpoint(folder: Path) -> Checkpoint | None:
     inner = data.get("text_config")
     text: dict[str, Any] = inner if isinstance(inner, dict) else {}
     quant = data.get("quantization_config") or text.get("quantization_config") or data.get("compression_config")
+    kind = str(data["model_type"]) if isinstance(data.get("model_type"), str) else None
     hf_quant = folder / "hf_quant_config.json"
     if not isinstance(quant, dict) and hf_quant.is_file():
         # vLLM's get_config folds hf_quant_config.json into quantization_config (ModelOpt checkpoints).
@@ -95,12 +70,15 @@ def read_checkpoint(folder: Path) -> Checkpoint | None:
         producer = held.get("producer", {}) if isinstance(held, dict) else {}
         name = producer.get("name") if isinstance(producer, dict) else None
         given = held if isinstance(held, dict) else None
-        return Checkpoint(quant_method=str(name or "modelopt"), source=str(hf_quant), quantization_config=given)
+        return Checkpoint(
+            quant_method=str(name or "modelopt"), source=str(hf_quant), quantization_config=given, model_type=kind
+        )
     method = quant.get("quant_method") if isinstance(quant, dict) else None
     return Checkpoint(
         quant_method=str(method) if method else None,
         source=str(config),
         quantization_config=quant if isinstance(quant, dict) and method else None,
+        model_type=kind,
     )
 
 
@@ -109,12 +87,16 @@ def resolve_load(
     quantization: str | None,
     checkpoint: Checkpoint,
     quantization_config: dict[str, Any] | None = None,
+    platform: str | None = None,
 ) -> LoadVerdict | None:
-    """The tag's answer for this checkpoint and --quantization; None where the registry holds no load path."""
+    """The tag's answer for this checkpoint and --quantization; None where the registry holds no load path.
+
+    `platform` ('cuda', 'rocm', 'cpu', 'xpu'): where vLLM runs, for the override probes that ask; None leaves
+    them open (the answer then says what CUDA would do)."""
     resolution = registry.load_resolution
     tag = registry.tag
     if checkpoint.quant_method is not None:
-        return _quantized(registry, quantization, checkpoint)
+        return _quantized(registry, quantization, checkpoint, platform)
     if quantization is None:
         return None
     path = resolution.path(quantization)
@@ -124,7 +106,7 @@ def resolve_load(
     online = resolution.online
     needs_online = online.config_needs_online if online is not None else None
     if quantization_config is not None and path.unquantized_with_config is None and needs_online is not None:
-        return _verdict(tag, subject, "refused", None, "resolve_quantization_config raises", needs_online)
+        return raised_verdict(tag, subject, "refused", None, "resolve_quantization_config raises", needs_online)
     step = path.unquantized_with_config if quantization_config is not None else path.unquantized
     step = step or path.unquantized
     verdict = _from_step(tag, subject, step)
@@ -134,18 +116,21 @@ def resolve_load(
             update={
                 "outcome": "conditional",
                 "why": f"{verdict.why}; needs `pip install {need.requirement}` (checked when imported)",
-                "evidence": [*verdict.evidence, _evidence("the import check", need.provenance.path, need.provenance)],
+                "evidence": [*verdict.evidence, cite("the import check", need.provenance.path, need.provenance)],
             }
         )
     return verdict
 
 
-def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpoint) -> LoadVerdict | None:
+def _quantized(
+    registry: Registry, quantization: str | None, checkpoint: Checkpoint, platform: str | None
+) -> LoadVerdict | None:
     """A checkpoint with a config: the method it names, unless --quantization names another one."""
     resolution, tag, method = registry.load_resolution, registry.tag, checkpoint.quant_method
     subject = f"--quantization {quantization or '(none)'} on a {method} checkpoint ({checkpoint.source})"
     if checkpoint.quantization_config is not None and any(p.from_config for p in resolution.paths):
-        return _replayed(registry, quantization, checkpoint.quantization_config, str(method), subject)
+        given = Deployment(quantization=quantization, platform=platform, model_type=checkpoint.model_type)
+        return replayed_load(registry, checkpoint.quantization_config, str(method), subject, given)
     if quantization is None or quantization == method:
         return LoadVerdict(
             subject=subject,
@@ -165,111 +150,15 @@ def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpo
             outcome="conditional",
             loads_as=quantization,
             why=f"{quantization}'s override_quantization_method decides whether it takes a {method} checkpoint",
-            evidence=[_evidence("the override list", where.path, where)] if where is not None else [],
+            evidence=[cite("the override list", where.path, where)] if where is not None else [],
         )
     return mismatch(registry, quantization, str(method), subject)
 
 
-def _replayed(
-    registry: Registry, quantization: str | None, config: dict[str, Any], method: str, subject: str
-) -> LoadVerdict | None:
-    """As _verify_quantization then get_quant_config go: every method's override_quantization_method probed
-    (the others first, then the override list in its order), then from_config of the method chosen, replayed."""
-    resolution, tag = registry.load_resolution, registry.tag
-    overrides = [p for n in resolution.overrides if (p := resolution.path(n)) is not None]
-    probed = [p for p in resolution.paths if p.name not in resolution.overrides] + overrides
-    chosen, switched = method, ""
-    for path in probed:
-        if path.from_config is None or path.from_config.override is None:
-            continue
-        answer = evaluate(path.from_config.override, config, quantization)
-        if isinstance(answer, str):
-            chosen, switched = answer, f"{path.name}'s override_quantization_method takes it as {answer}; "
-            break
-        if answer is not None:
-            return _undecided_override(registry, path, getattr(answer, "why", "its result"), config, method, subject)
-    if not switched and quantization is not None and quantization != method:
-        return mismatch(registry, quantization, method, subject)
-    target = resolution.path(chosen)
-    if target is None or target.from_config is None:
-        return None
-    replayed, cls = replay(target.from_config, config), target.from_config.config_class
-    if replayed.outcome == "refused" and replayed.raised is not None:
-        verdict = _verdict(tag, subject, "refused", None, f"{switched}{cls}.from_config raises", replayed.raised)
-        return verdict.model_copy(update={"scheme": replayed.scheme})
-    if replayed.outcome == "conditional" and replayed.guard is not None:
-        where = replayed.guard.raised.provenance
-        return LoadVerdict(
-            subject=subject,
-            tag=tag,
-            outcome="conditional",
-            loads_as=chosen,
-            why=f"{switched}{cls}.from_config may raise at {where.path}:{where.line}: {replayed.undecided} decides",
-            evidence=[_evidence(f"{replayed.guard.raised.error} raised here", where.path, where)],
-            scheme=replayed.scheme,
-        )
-    at = target.from_config.provenance
-    return LoadVerdict(
-        subject=subject,
-        tag=tag,
-        outcome="loads",
-        loads_as=chosen,
-        why=f"{switched}{cls}.from_config and its constructor take this quantization_config",
-        evidence=[_evidence(f"{cls}.from_config", at.path, at)],
-        scheme=replayed.scheme,
-        assumptions=["calls outside vLLM's own Python (torch, enum constructors, other packages) do not raise"],
-    )
-
-
-def _undecided_override(
-    registry: Registry, probe: LoadPath, why: str, config: dict[str, Any], method: str, subject: str
-) -> LoadVerdict:
-    """An override probe a run-time value decides: conditional, saying what the checkpoint's own method does
-    with the config if it is not switched."""
-    own = registry.load_resolution.path(method)
-    left = ""
-    if own is not None and own.from_config is not None:
-        replayed = replay(own.from_config, config)
-        cls = own.from_config.config_class
-        left = {
-            "refused": f"; left as {method}, {cls}.from_config raises "
-            + (f"{replayed.raised.error}: {replayed.raised.message}" if replayed.raised else ""),
-            "loads": f"; left as {method}, {cls}.from_config takes it",
-            "conditional": f"; left as {method}, {cls}.from_config depends on {replayed.undecided}",
-        }[replayed.outcome]
-    assert probe.from_config is not None
-    at = probe.from_config.provenance
-    return LoadVerdict(
-        subject=subject,
-        tag=registry.tag,
-        outcome="conditional",
-        why=f"{probe.name}'s override_quantization_method may switch this {method} checkpoint: {why} decides{left}",
-        evidence=[_evidence("the override probe's class", at.path, at)],
-    )
-
-
-def mismatch(registry: Registry, quantization: str, method: str, subject: str) -> LoadVerdict | None:
-    """_verify_quantization's refusal of a --quantization other than the checkpoint's method, filled in."""
-    raised = registry.load_resolution.mismatch
-    if raised is None:
-        return None
-    said = raised.message.replace("{quant_method}", method).replace("{self.quantization}", quantization)
-    return _verdict(
-        registry.tag,
-        subject,
-        "refused",
-        None,
-        "_verify_quantization raises",
-        raised.model_copy(update={"message": said}),
-    )
-
-
 def _from_step(tag: str, subject: str, step: LoadStep) -> LoadVerdict:
-    evidence = [_evidence(step.why, step.provenance.path, step.provenance)]
+    evidence = [cite(step.why, step.provenance.path, step.provenance)]
     if step.raised is not None and step.raised.provenance != step.provenance:
-        evidence.append(
-            _evidence(f"{step.raised.error} raised here", step.raised.provenance.path, step.raised.provenance)
-        )
+        evidence.append(cite(f"{step.raised.error} raised here", step.raised.provenance.path, step.raised.provenance))
     return LoadVerdict(
         subject=subject,
         tag=tag,
@@ -279,24 +168,6 @@ def _from_step(tag: str, subject: str, step: LoadStep) -> LoadVerdict:
         raised=step.raised,
         evidence=evidence,
     )
-
-
-def _verdict(
-    tag: str, subject: str, outcome: LoadOutcome, loads_as: str | None, why: str, raised: Raise
-) -> LoadVerdict:
-    return LoadVerdict(
-        subject=subject,
-        tag=tag,
-        outcome=outcome,
-        loads_as=loads_as,
-        why=why,
-        raised=raised,
-        evidence=[_evidence(why, raised.provenance.path, raised.provenance)],
-    )
-
-
-def _evidence(why: str, path: str, provenance: Any) -> Evidence:
-    return Evidence(why=why, path=path, line=provenance.line, permalink=provenance.permalink)
 
 
 def check_quantization_config(
@@ -317,7 +188,7 @@ def check_quantization_config(
                 outcome="refused",
                 why=why,
                 raised=raised,
-                evidence=[_evidence(why, (raised or online).provenance.path, (raised or online).provenance)],
+                evidence=[cite(why, (raised or online).provenance.path, (raised or online).provenance)],
             )
         )
 
@@ -388,9 +259,7 @@ def check_attention_options(
 
     def refuse(subject: str, why: str) -> None:
         found.append(
-            LoadVerdict(
-                subject=subject, tag=tag, outcome="refused", why=why, evidence=[_evidence(why, where.path, where)]
-            )
+            LoadVerdict(subject=subject, tag=tag, outcome="refused", why=why, evidence=[cite(why, where.path, where)])
         )
 
     def named(subject: str, value: object) -> None:

@@ -34,6 +34,8 @@ __all__ = ["extract_load_resolution"]
 
 _MODEL_CONFIGS = ("vllm/config/model.py", "vllm/config.py")
 # A requirement as pip takes it: a name (or a git+https URL) and an optional version bound.
+# _verify_quantization hands the probes the model's config (0.2x on): `getattr(hf_config, "model_type")` reads it.
+_HF_CONFIG_PASSED = re.compile(rb"override_quantization_method\(\s*quant_cfg,\s*self\.quantization,\s*hf_config=")
 _PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]+:/@]+(?:[<>=!~]=?[A-Za-z0-9_.{}]+)?)")
 
 
@@ -52,6 +54,8 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
     # A config beside a method that is not an online name: refused by resolve_quantization_config until
     # 0.32, composed with the checkpoint's method from then on.
     composes = online is not None and online.config_needs_online is None
+    model_config = next((p for p in _MODEL_CONFIGS if tree.exists(p)), None)
+    passes_hf_config = model_config is not None and _HF_CONFIG_PASSED.search(tree.read_bytes(model_config)) is not None
     paths: list[LoadPath] = []
     replays: dict[tuple[str, str], ConfigReplay | None] = {}
     for method in extract_quantization_methods(tree).entries:
@@ -62,7 +66,7 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
         )
 
         if cls is not None and (cls.path, cls.name) not in replays:
-            replays[(cls.path, cls.name)] = replay_from_config(tree, modules, cls)
+            replays[(cls.path, cls.name)] = replay_from_config(tree, modules, cls, passes_hf_config)
         # resolve_quantization_config gives a shorthand its args, except those it defers to the loader.
         on_its_own = method.name in shorthands and method.name not in deferred
         paths.append(
@@ -80,7 +84,6 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
             )
         )
     overrides, overrides_at = _overrides(tree, modules)
-    model_config = next((p for p in _MODEL_CONFIGS if tree.exists(p)), None)
     resolution = LoadResolution(
         paths=paths,
         mismatch=find_raise(tree, model_config, "does not match the quantization") if model_config else None,

@@ -73,8 +73,13 @@ class _Frame:
     cls: ClassRef | None
 
 
-def replay_from_config(tree: SourceTree, modules: Modules, cls: ClassRef) -> ConfigReplay | None:
-    """The guards of `cls.from_config(config)` and of the constructor it calls; None without a from_config."""
+def replay_from_config(
+    tree: SourceTree, modules: Modules, cls: ClassRef, passes_hf_config: bool = False
+) -> ConfigReplay | None:
+    """The guards of `cls.from_config(config)` and of the constructor it calls; None without a from_config.
+
+    `passes_hf_config`: _verify_quantization gives the probe the model's config (`hf_config=self.hf_config`);
+    otherwise the probe sees its default, None."""
     found = modules.method(cls, "from_config")
     if found is None:
         return None
@@ -90,7 +95,11 @@ def replay_from_config(tree: SourceTree, modules: Modules, cls: ClassRef) -> Con
             override[0].path,
             override[1],
             _Class(cls),
-            {"hf_quant_cfg": Term(op="config"), "user_quant": Term(op="user"), "hf_config": _NONE},
+            {
+                "hf_quant_cfg": Term(op="config"),
+                "user_quant": Term(op="user"),
+                "hf_config": Term(op="model") if passes_hf_config else _NONE,
+            },
             _TRUE,
         )
     return ConfigReplay(
@@ -466,6 +475,15 @@ class _Walker:
                 return Term(op="isinstance", value=types, args=[subject])
             return Term(op=spelled, args=[subject]) if spelled != "isinstance" else unknown
         if spelled.startswith("super()"):
+            return unknown
+        if spelled.startswith("current_platform.is_") and not args:
+            # Which platform vLLM runs on: decided by the caller's deployment, or left open.
+            return Term(op="platform", value=[name, f"`{spelled}()` at {frame.path}:{line(node)}"])
+        if spelled == "getattr" and len(args) >= 2:
+            subject, attr = self._term(args[0], frame, pc), _const(args[1])
+            if subject.op == "model" and attr is not None and attr.value == "model_type":
+                default = self._term(args[2], frame, pc) if len(args) == 3 else _NONE
+                return Term(op="model_type", args=[default])
             return unknown
         return self._follow(fn, arguments, frame, pc) or unknown
 

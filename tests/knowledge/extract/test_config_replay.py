@@ -17,7 +17,7 @@ from vllm_quant_mcp.knowledge.extract.loading import extract_load_resolution
 from vllm_quant_mcp.knowledge.registry.loading import LoadResolution
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.registry.store import Store
-from vllm_quant_mcp.knowledge.support.config_replay import Replayed, evaluate, replay
+from vllm_quant_mcp.knowledge.support.config_replay import Deployment, Replayed, evaluate, replay
 from vllm_quant_mcp.knowledge.support.loading import read_checkpoint, resolve_load
 
 CHECKPOINTS = Path(__file__).parents[2] / "fixtures" / "checkpoints"
@@ -84,10 +84,10 @@ def test_a_four_bit_group_128_gptq_config_loads_with_its_scheme_read_as_data() -
 def test_gptq_to_gptq_marlin_waits_on_the_platform_at_v0_14_and_is_auto_gptq_from_v0_26(tmp_path: Path) -> None:
     marlin = _resolution("0.14.0").path("gptq_marlin")
     assert marlin is not None and marlin.from_config is not None and marlin.from_config.override is not None
-    undecided = evaluate(marlin.from_config.override, _config("llama-gptq"), None)
+    undecided = evaluate(marlin.from_config.override, _config("llama-gptq"))
     assert "current_platform.is_cuda()" in getattr(undecided, "why", "")
     # Asked for gptq explicitly, gptq_marlin's probe declines whatever the platform: the user's choice stands.
-    assert evaluate(marlin.from_config.override, _config("llama-gptq"), "gptq") is None
+    assert evaluate(marlin.from_config.override, _config("llama-gptq"), Deployment(quantization="gptq")) is None
     for version in ("0.26.0", "0.33.0"):
         verdict = resolve_load(_registry(version, tmp_path), None, read_checkpoint(CHECKPOINTS / "llama-gptq"))
         assert verdict is not None and (verdict.outcome, verdict.loads_as) == ("loads", "auto_gptq")
@@ -95,6 +95,20 @@ def test_gptq_to_gptq_marlin_waits_on_the_platform_at_v0_14_and_is_auto_gptq_fro
         refused = resolve_load(_registry(version, tmp_path), "gptq", read_checkpoint(CHECKPOINTS / "llama-gptq-5bit"))
         assert refused is not None and refused.outcome == "refused" and refused.raised is not None
         assert refused.evidence[0].path == "vllm/model_executor/layers/quantization/auto_gptq.py"
+
+
+def test_at_v0_14_the_gptq_to_gptq_marlin_switch_waits_on_the_gpu_and_five_bits_are_refused_either_way(
+    tmp_path: Path,
+) -> None:
+    registry = _registry("0.14.0", tmp_path)
+    four = resolve_load(registry, None, read_checkpoint(CHECKPOINTS / "llama-gptq"), platform="cuda")
+    assert four is not None and four.outcome == "conditional"
+    assert four.why.startswith("gptq_marlin's override_quantization_method may switch this gptq checkpoint")
+    assert "_check_marlin_supported" in four.why and "left as gptq, GPTQConfig.from_config takes it" in four.why
+    five = resolve_load(registry, None, read_checkpoint(CHECKPOINTS / "llama-gptq-5bit"), platform="cuda")
+    assert five is not None and five.outcome == "refused" and five.raised is not None
+    assert five.raised.message.startswith("Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ")
+    assert (five.evidence[0].path, five.evidence[0].line) == ("vllm/model_executor/layers/quantization/gptq.py", 92)
 
 
 def test_desc_act_true_is_refused_from_the_release_that_dropped_act_order_only() -> None:
@@ -120,9 +134,16 @@ def test_an_eight_bit_awq_config_is_refused_by_awq_and_the_verdict_says_so_past_
     new = _replay("0.33.0", "awq", "llama-awq-8bit")
     assert new.raised is not None and new.raised.message.startswith("Unsupported num_bits = 8.")
     assert _replay("0.33.0", "awq", "llama-awq").outcome == "loads"
-    verdict = resolve_load(_registry("0.33.0", tmp_path), None, read_checkpoint(CHECKPOINTS / "llama-awq-8bit"))
+    registry, checkpoint = _registry("0.33.0", tmp_path), read_checkpoint(CHECKPOINTS / "llama-awq-8bit")
+    assert checkpoint is not None
+    # AutoAWQ's probe asks whether vLLM runs on a CPU: left open, the verdict says what CUDA does.
+    verdict = resolve_load(registry, None, checkpoint)
     assert verdict is not None and verdict.outcome == "conditional"
-    assert "current_platform.is_cpu()" in verdict.why and "AutoAWQConfig.from_config raises" in verdict.why
+    assert "`current_platform.is_cpu()` at vllm/model_executor/layers/quantization/auto_awq.py" in verdict.why
+    assert "on CUDA: refused (ValueError: Unsupported num_bits = 8." in verdict.why
+    on_cuda = resolve_load(registry, None, checkpoint, platform="cuda")
+    assert on_cuda is not None and on_cuda.outcome == "refused" and on_cuda.raised is not None
+    assert on_cuda.raised.provenance.path.endswith("quantization/auto_awq.py")
 
 
 def test_fp8_with_a_static_activation_scheme_loads_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
