@@ -31,6 +31,7 @@ __all__ = [
     "LoadVerdict",
     "check_attention_options",
     "check_quantization_config",
+    "platform_of",
     "read_checkpoint",
     "resolve_load",
     "unquantized",
@@ -38,6 +39,14 @@ __all__ = [
 
 _UNQUANTIZED = {"bf16", "bfloat16", "fp16", "float16", "half", "fp32", "float32"}
 _CONFIG_LIMIT = 4 * 1024 * 1024
+
+
+_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "cpu": "cpu"}
+
+
+def platform_of(vendor: str | None) -> str | None:
+    """The `current_platform` a GPU vendor means (nvidia -> cuda): what the override probes ask."""
+    return _PLATFORMS.get(vendor or "")
 
 
 def unquantized(checkpoint_dtype: str | None) -> Checkpoint | None:

@@ -33,7 +33,7 @@ def registries(registries_at: Callable[..., dict[str, Registry]]) -> dict[str, R
 
 def test_a_folder_is_read_as_vllm_reads_it_config_json_first_then_hf_quant_config_json() -> None:
     assert read_checkpoint(CHECKPOINTS / "llama-3.1-8b-bf16") == Checkpoint(
-        quant_method=None, source=str(CHECKPOINTS / "llama-3.1-8b-bf16" / "config.json")
+        quant_method=None, source=str(CHECKPOINTS / "llama-3.1-8b-bf16" / "config.json"), model_type="llama"
     )
     assert (read_checkpoint(CHECKPOINTS / "deepseek-v3") or BF16).quant_method == "fp8"
     assert (read_checkpoint(CHECKPOINTS / "llama-awq") or BF16).quant_method == "awq"
