@@ -345,7 +345,7 @@ class _Walker:
             operands = node.named_children
             ops = " ".join(text(c) for c in node.children if not c.is_named)
             if len(operands) == 2:
-                return Term(op="cmp", value=ops, args=[self._term(o, frame, pc) for o in operands])
+                return _compare(ops, self._term(operands[0], frame, pc), self._term(operands[1], frame, pc))
         if kind == "boolean_operator":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             op = text(node.child_by_field_name("operator") or node)
@@ -360,6 +360,8 @@ class _Walker:
             return _if(_truthy(condition), then, other)
         if kind in ("tuple", "list", "set"):
             return self._sequence(node, frame, pc)
+        if kind in ("generator_expression", "list_comprehension", "set_comprehension"):
+            return self._comprehension(node, frame, pc)
         if kind == "dictionary":
             return self._dictionary(node, frame)
         return _unknown(self.tree, frame.path, node, text(node))
@@ -438,6 +440,8 @@ class _Walker:
             (a.child_by_field_name("value") or a) if a.type == "keyword_argument" else a
             for a in (arguments.named_children if arguments is not None else [])
         ]
+        if arguments is not None and arguments.type == "generator_expression":
+            args = [arguments]  # `tuple(a for a in ...)`: the generator is the one argument
         spelled = text(fn) if fn is not None else ""
         name = spelled.split(".")[-1]
         unknown = _unknown(self.tree, frame.path, node, text(node))
@@ -463,7 +467,20 @@ class _Walker:
             return unknown
         if fn.type == "attribute" and name == "items" and not args:
             obj = fn.child_by_field_name("object")
-            return Term(op="items", args=[self._term(obj, frame, pc)]) if obj is not None else unknown
+            base = self._term(obj, frame, pc) if obj is not None else None
+            if base is not None and base.op == "const" and isinstance(base.value, dict):
+                return Term(op="const", value=[[k, v] for k, v in base.value.items()])
+            return Term(op="items", args=[base]) if base is not None else unknown
+        if fn.type == "attribute" and name == "join" and len(args) == 1:
+            obj = fn.child_by_field_name("object")
+            glue, parts = (self._term(obj, frame, pc) if obj is not None else unknown), self._term(args[0], frame, pc)
+            literal = glue.op == "const" and parts.op == "const" and isinstance(parts.value, list)
+            if literal and isinstance(glue.value, str) and all(isinstance(p, str) for p in parts.value):
+                return Term(op="const", value=glue.value.join(parts.value))
+            return unknown
+        if spelled in ("tuple", "list") and len(args) == 1:
+            items = self._term(args[0], frame, pc)
+            return items if items.op == "const" and isinstance(items.value, list) else unknown
         if fn.type == "attribute" and name == "keys" and not args:
             obj = fn.child_by_field_name("object")
             base = self._term(obj, frame, pc) if obj is not None else None
@@ -553,6 +570,38 @@ class _Walker:
             return Term(op="const", value=values) if node.type != "set" else Term(op="keys", value=values)
         return Term(op="seq", value=node.type, args=items)
 
+    def _comprehension(self, node: tree_sitter.Node, frame: _Frame, pc: Term) -> Term:
+        """A comprehension over a literal (a module's table): computed here, element by element."""
+        unknown = _unknown(self.tree, frame.path, node, text(node))
+        body = node.child_by_field_name("body")
+        clauses = [c for c in node.named_children if c.type in ("for_in_clause", "if_clause")]
+        if body is None or not clauses or [c.type for c in clauses].count("for_in_clause") != 1:
+            return unknown
+        target, over = clauses[0].child_by_field_name("left"), clauses[0].child_by_field_name("right")
+        items = self._term(over, frame, pc) if over is not None else unknown
+        values = items.value if items.op in ("const", "keys") else None
+        if isinstance(values, dict):
+            values = list(values)
+        if target is None or not isinstance(values, list):
+            return unknown
+        out: list[object] = []
+        for value in values:
+            sub = _Frame(frame.path, dict(frame.env), frame.cls)
+            if not _bind_pattern(target, value, sub.env):
+                return unknown
+            kept = True
+            for clause in clauses[1:]:
+                test = _truthy(self._term(clause.named_children[0], sub, pc)) if clause.named_children else unknown
+                if test.op != "const":
+                    return unknown
+                kept = kept and bool(test.value)
+            if kept:
+                element = self._term(body, sub, pc)
+                if element.op != "const":
+                    return unknown
+                out.append(element.value)
+        return Term(op="const", value=out)
+
     def _dictionary(self, node: tree_sitter.Node, frame: _Frame) -> Term:
         """A dict literal: its value where all of it is literal, else its literal keys (membership, `.keys()`)."""
         try:
@@ -560,7 +609,7 @@ class _Walker:
         except NotLiteral:
             value = None
         if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-            return Term(op="const", value=value)
+            return Term(op="const", value={k: _jsonable(v) for k, v in value.items()})
         keys: list[object] = []
         for pair in node.named_children:
             if pair.type == "comment":
@@ -613,7 +662,49 @@ def _is_false(term: Term) -> bool:
     return term.op == "const" and term.value is False
 
 
+def _bind_pattern(target: tree_sitter.Node, value: object, env: dict[str, _Value]) -> bool:
+    """`a, (owner, _)` bound to a literal element, as a for clause binds it; False where the shapes differ."""
+    if target.type == "identifier":
+        env[text(target)] = Term(op="const", value=value)
+        return True
+    if target.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list") and isinstance(
+        value, (list, tuple)
+    ):
+        parts = [c for c in target.named_children if c.type != "comment"]
+        return len(parts) == len(value) and all(_bind_pattern(p, v, env) for p, v in zip(parts, value, strict=True))
+    return False
+
+
+_COMPARE = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+
+
+def _compare(op: str, a: Term, b: Term) -> Term:
+    """A comparison; folded where both sides are literals (a table's entries against a literal argument)."""
+    if a.op == "const" and b.op in ("const", "keys") and op in _COMPARE and not isinstance(b.value, dict):
+        right = [_frozen(v) for v in b.value] if isinstance(b.value, list) else b.value
+        try:
+            return Term(op="const", value=bool(_COMPARE[op](_frozen(a.value), right)))
+        except TypeError:
+            pass
+    return Term(op="cmp", value=op, args=[a, b])
+
+
+def _frozen(value: object) -> object:
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
+
+
 def _truthy(term: Term) -> Term:
+    if term.op == "const":
+        return Term(op="const", value=bool(term.value))
     return term if term.op in ("cmp", "and", "or", "not", "has", "isinstance") else Term(op="truthy", args=[term])
 
 
@@ -634,7 +725,7 @@ def _or(a: Term, b: Term) -> Term:
 
 
 def _not(a: Term) -> Term:
-    if a.op == "const" and isinstance(a.value, bool):
+    if a.op == "const":
         return Term(op="const", value=not a.value)
     return Term(op="not", args=[a])
 
