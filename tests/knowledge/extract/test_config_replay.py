@@ -168,8 +168,11 @@ def test_a_missing_key_is_refused_with_get_from_keys_message_filled_with_the_key
 
 
 def test_a_modelopt_export_loads_through_its_hf_quant_config_and_an_unknown_algo_is_refused() -> None:
-    loads = _replay("0.26.0", "modelopt", "llama-modelopt-fp8")
-    assert loads.outcome == "loads" and loads.scheme["quant_method"] == "FP8"
+    for version in ("0.26.0", "0.33.0"):  # 0.33 derives the accepted algos from its LINEAR_ALGOS table
+        loads = _replay(version, "modelopt", "llama-modelopt-fp8")
+        assert loads.outcome == "loads" and loads.scheme["quant_method"] == "FP8"
+    wrong = _replay("0.33.0", "modelopt", "llama-fp8-static")  # no quant_algo: ModelOpt's own refusal
+    assert wrong.raised is not None and wrong.raised.message == "Missing 'quant_algo' in quantization config"
     path = _resolution("0.26.0").path("modelopt")
     assert path is not None and path.from_config is not None
     refused = replay(path.from_config, {"quantization": {"quant_algo": "INT3"}})
