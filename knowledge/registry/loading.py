@@ -12,7 +12,7 @@ validators and the online methods' dispatch perform.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -22,6 +22,8 @@ from .entry import Frozen
 
 __all__ = [
     "AttentionArgs",
+    "ConfigGuard",
+    "ConfigReplay",
     "LoadOutcome",
     "LoadPath",
     "LoadResolution",
@@ -29,6 +31,7 @@ __all__ = [
     "OnlineArgs",
     "PackageNeed",
     "Raise",
+    "Term",
 ]
 
 LoadOutcome = Literal["loads", "redirected", "refused", "conditional"]
@@ -50,6 +53,43 @@ class LoadStep(Frozen):
     why: str
     provenance: Provenance
     raised: Raise | None = None
+
+
+class Term(Frozen):
+    """A value `from_config`/`__init__` compute from the checkpoint's quantization_config, reduced to a tree.
+
+    `op` says what: `config` (the dict itself), `get` (args[0].get(value[0]) trying each key of `value` in
+    turn, args[1] the default; no default: absent), `has` (value in args[0]), `const`, `keys` (a dict
+    literal's keys), `seq` (a tuple/list of args), `cmp` (value: the comparison), `and`/`or`/`not`, `if`
+    (args: condition, then, else), `isinstance` (value: type names), `len`, `str`, `upper`, `lower`,
+    `startswith`/`endswith` (value: the prefix), `items`, `truthy`, `dict_keys` (printed as Python prints
+    `d.keys()`), `user` (the --quantization given), `model_type`
+    (config.json's, args[0] the default), `platform` (value: `is_cuda`... and where), and `unknown`
+    (value: the code and line a run-time value decides)."""
+
+    op: str
+    value: Any = None
+    args: list[Term] = []
+
+
+class ConfigGuard(Frozen):
+    """A raise of from_config or the constructor: taken when `when` holds for the checkpoint's dict."""
+
+    when: Term
+    raised: Raise
+    fills: dict[str, Term] = Field(default={}, description="An f-string field of the message -> its value.")
+
+
+class ConfigReplay(Frozen):
+    """`<Config>.from_config(quantization_config)` and the constructor it calls, as guards over the dict."""
+
+    config_class: str
+    provenance: Provenance
+    guards: list[ConfigGuard] = []
+    scheme: dict[str, Term] = Field(default={}, description="Constructor parameters read from the dict.")
+    override: Term | None = Field(
+        default=None, description="override_quantization_method's result (a method name, or None)."
+    )
 
 
 class PackageNeed(Frozen):
@@ -77,6 +117,9 @@ class LoadPath(Frozen):
         default=None, description="The same with --quantization-config given (online shorthands only)."
     )
     needs: list[PackageNeed] = []
+    from_config: ConfigReplay | None = Field(
+        default=None, description="What from_config and the constructor refuse in a checkpoint's config."
+    )
 
 
 class OnlineArgs(Frozen):

@@ -15,22 +15,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from vllm_quant_mcp.knowledge.bounded import read_bounded
 from vllm_quant_mcp.knowledge.errors import InvalidInputError
 from vllm_quant_mcp.knowledge.names import nearest
-from vllm_quant_mcp.knowledge.registry.loading import LoadOutcome, LoadStep, OnlineArgs, Raise
+from vllm_quant_mcp.knowledge.registry.loading import LoadStep, OnlineArgs, Raise
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.judgement import Evidence
+from vllm_quant_mcp.knowledge.support.config_replay import Deployment
+from vllm_quant_mcp.knowledge.support.load_verdict import Checkpoint, LoadVerdict, cite, raised_verdict
+from vllm_quant_mcp.knowledge.support.quantized_load import mismatch, replayed_load
 
 __all__ = [
     "Checkpoint",
     "LoadVerdict",
     "check_attention_options",
     "check_quantization_config",
+    "platform_of",
     "read_checkpoint",
     "resolve_load",
     "unquantized",
@@ -40,23 +41,12 @@ _UNQUANTIZED = {"bf16", "bfloat16", "fp16", "float16", "half", "fp32", "float32"
 _CONFIG_LIMIT = 4 * 1024 * 1024
 
 
-class Checkpoint(BaseModel):
-    """What vLLM reads of a checkpoint's quantization: the method its config names, or none."""
-
-    quant_method: str | None = Field(description="quantization_config.quant_method; None: not quantized.")
-    source: str = Field(description="Where that was read, e.g. '--checkpoint-dtype bf16' or a config.json path.")
+_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "cpu": "cpu"}
 
 
-class LoadVerdict(BaseModel):
-    subject: str = Field(description="e.g. '--quantization awq_marlin on a checkpoint without a quantization config'.")
-    tag: str
-    outcome: LoadOutcome
-    loads_as: str | None = None
-    basis: Literal["source"] = "source"
-    why: str
-    raised: Raise | None = Field(default=None, description="vLLM's own exception and message, where it refuses.")
-    evidence: list[Evidence] = []
-    assumptions: list[str] = []
+def platform_of(vendor: str | None) -> str | None:
+    """The `current_platform` a GPU vendor means (nvidia -> cuda): what the override probes ask."""
+    return _PLATFORMS.get(vendor or "")
 
 
 def unquantized(checkpoint_dtype: str | None) -> Checkpoint | None:
@@ -81,15 +71,24 @@ def read_checkpoint(folder: Path) -> Checkpoint | None:
     inner = data.get("text_config")
     text: dict[str, Any] = inner if isinstance(inner, dict) else {}
     quant = data.get("quantization_config") or text.get("quantization_config") or data.get("compression_config")
+    kind = str(data["model_type"]) if isinstance(data.get("model_type"), str) else None
     hf_quant = folder / "hf_quant_config.json"
     if not isinstance(quant, dict) and hf_quant.is_file():
         # vLLM's get_config folds hf_quant_config.json into quantization_config (ModelOpt checkpoints).
         held = json.loads(read_bounded(hf_quant, _CONFIG_LIMIT, fix))
         producer = held.get("producer", {}) if isinstance(held, dict) else {}
         name = producer.get("name") if isinstance(producer, dict) else None
-        return Checkpoint(quant_method=str(name or "modelopt"), source=str(hf_quant))
+        given = held if isinstance(held, dict) else None
+        return Checkpoint(
+            quant_method=str(name or "modelopt"), source=str(hf_quant), quantization_config=given, model_type=kind
+        )
     method = quant.get("quant_method") if isinstance(quant, dict) else None
-    return Checkpoint(quant_method=str(method) if method else None, source=str(config))
+    return Checkpoint(
+        quant_method=str(method) if method else None,
+        source=str(config),
+        quantization_config=quant if isinstance(quant, dict) and method else None,
+        model_type=kind,
+    )
 
 
 def resolve_load(
@@ -97,12 +96,16 @@ def resolve_load(
     quantization: str | None,
     checkpoint: Checkpoint,
     quantization_config: dict[str, Any] | None = None,
+    platform: str | None = None,
 ) -> LoadVerdict | None:
-    """The tag's answer for this checkpoint and --quantization; None where the registry holds no load path."""
+    """The tag's answer for this checkpoint and --quantization; None where the registry holds no load path.
+
+    `platform` ('cuda', 'rocm', 'cpu', 'xpu'): where vLLM runs, for the override probes that ask; None leaves
+    them open (the answer then says what CUDA would do)."""
     resolution = registry.load_resolution
     tag = registry.tag
     if checkpoint.quant_method is not None:
-        return _quantized(registry, quantization, checkpoint)
+        return _quantized(registry, quantization, checkpoint, platform)
     if quantization is None:
         return None
     path = resolution.path(quantization)
@@ -112,7 +115,7 @@ def resolve_load(
     online = resolution.online
     needs_online = online.config_needs_online if online is not None else None
     if quantization_config is not None and path.unquantized_with_config is None and needs_online is not None:
-        return _verdict(tag, subject, "refused", None, "resolve_quantization_config raises", needs_online)
+        return raised_verdict(tag, subject, "refused", None, "resolve_quantization_config raises", needs_online)
     step = path.unquantized_with_config if quantization_config is not None else path.unquantized
     step = step or path.unquantized
     verdict = _from_step(tag, subject, step)
@@ -122,16 +125,21 @@ def resolve_load(
             update={
                 "outcome": "conditional",
                 "why": f"{verdict.why}; needs `pip install {need.requirement}` (checked when imported)",
-                "evidence": [*verdict.evidence, _evidence("the import check", need.provenance.path, need.provenance)],
+                "evidence": [*verdict.evidence, cite("the import check", need.provenance.path, need.provenance)],
             }
         )
     return verdict
 
 
-def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpoint) -> LoadVerdict | None:
+def _quantized(
+    registry: Registry, quantization: str | None, checkpoint: Checkpoint, platform: str | None
+) -> LoadVerdict | None:
     """A checkpoint with a config: the method it names, unless --quantization names another one."""
     resolution, tag, method = registry.load_resolution, registry.tag, checkpoint.quant_method
     subject = f"--quantization {quantization or '(none)'} on a {method} checkpoint ({checkpoint.source})"
+    if checkpoint.quantization_config is not None and any(p.from_config for p in resolution.paths):
+        given = Deployment(quantization=quantization, platform=platform, model_type=checkpoint.model_type)
+        return replayed_load(registry, checkpoint.quantization_config, str(method), subject, given)
     if quantization is None or quantization == method:
         return LoadVerdict(
             subject=subject,
@@ -151,23 +159,15 @@ def _quantized(registry: Registry, quantization: str | None, checkpoint: Checkpo
             outcome="conditional",
             loads_as=quantization,
             why=f"{quantization}'s override_quantization_method decides whether it takes a {method} checkpoint",
-            evidence=[_evidence("the override list", where.path, where)] if where is not None else [],
+            evidence=[cite("the override list", where.path, where)] if where is not None else [],
         )
-    mismatch = resolution.mismatch
-    if mismatch is None:
-        return None
-    said = mismatch.message.replace("{quant_method}", str(method)).replace("{self.quantization}", quantization)
-    return _verdict(
-        tag, subject, "refused", None, "_verify_quantization raises", mismatch.model_copy(update={"message": said})
-    )
+    return mismatch(registry, quantization, str(method), subject)
 
 
 def _from_step(tag: str, subject: str, step: LoadStep) -> LoadVerdict:
-    evidence = [_evidence(step.why, step.provenance.path, step.provenance)]
+    evidence = [cite(step.why, step.provenance.path, step.provenance)]
     if step.raised is not None and step.raised.provenance != step.provenance:
-        evidence.append(
-            _evidence(f"{step.raised.error} raised here", step.raised.provenance.path, step.raised.provenance)
-        )
+        evidence.append(cite(f"{step.raised.error} raised here", step.raised.provenance.path, step.raised.provenance))
     return LoadVerdict(
         subject=subject,
         tag=tag,
@@ -177,24 +177,6 @@ def _from_step(tag: str, subject: str, step: LoadStep) -> LoadVerdict:
         raised=step.raised,
         evidence=evidence,
     )
-
-
-def _verdict(
-    tag: str, subject: str, outcome: LoadOutcome, loads_as: str | None, why: str, raised: Raise
-) -> LoadVerdict:
-    return LoadVerdict(
-        subject=subject,
-        tag=tag,
-        outcome=outcome,
-        loads_as=loads_as,
-        why=why,
-        raised=raised,
-        evidence=[_evidence(why, raised.provenance.path, raised.provenance)],
-    )
-
-
-def _evidence(why: str, path: str, provenance: Any) -> Evidence:
-    return Evidence(why=why, path=path, line=provenance.line, permalink=provenance.permalink)
 
 
 def check_quantization_config(
@@ -215,7 +197,7 @@ def check_quantization_config(
                 outcome="refused",
                 why=why,
                 raised=raised,
-                evidence=[_evidence(why, (raised or online).provenance.path, (raised or online).provenance)],
+                evidence=[cite(why, (raised or online).provenance.path, (raised or online).provenance)],
             )
         )
 
@@ -286,9 +268,7 @@ def check_attention_options(
 
     def refuse(subject: str, why: str) -> None:
         found.append(
-            LoadVerdict(
-                subject=subject, tag=tag, outcome="refused", why=why, evidence=[_evidence(why, where.path, where)]
-            )
+            LoadVerdict(subject=subject, tag=tag, outcome="refused", why=why, evidence=[cite(why, where.path, where)])
         )
 
     def named(subject: str, value: object) -> None:

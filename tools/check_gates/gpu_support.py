@@ -23,7 +23,7 @@ from vllm_quant_mcp.knowledge.support.deployment import kv_for_deployment
 from vllm_quant_mcp.knowledge.support.evaluate import load_refusals, method_support
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements
-from vllm_quant_mcp.knowledge.support.loading import read_checkpoint, resolve_load
+from vllm_quant_mcp.knowledge.support.loading import platform_of, read_checkpoint, resolve_load
 from vllm_quant_mcp.knowledge.support.observed import RegistryAt
 from vllm_quant_mcp.knowledge.support.shape import AttentionShape
 
@@ -62,16 +62,18 @@ def support_findings(
     if method is not None and walk.direction != "same":
         out += _new_refusals(walk, method[0], method[1])
     if method is not None and command.model is not None and local:
-        out += _checkpoint_refusals(walk, command.model, method[0], method[1])
+        vendors = {platform_of(g.vendor) for g in _distinct(kb, gpus)}
+        platform = vendors.pop() if len(vendors) == 1 else None  # one platform named, or the probes stay open
+        out += _checkpoint_refusals(walk, command.model, method[0], method[1], platform)
     return out
 
 
-def _checkpoint_refusals(walk: Walk, model: str, method: str, written: str) -> list[Finding]:
+def _checkpoint_refusals(walk: Walk, model: str, method: str, written: str, platform: str | None) -> list[Finding]:
     """Where the command's model is a checkpoint folder here: what the loader at to_tag does with it and the
     method (knowledge/support/loading.py). A refusal breaks; nothing is said of a model this machine cannot read."""
     folder = Path(model).expanduser()
     checkpoint = read_checkpoint(folder) if folder.is_dir() else None
-    verdict = resolve_load(walk.end, method, checkpoint) if checkpoint is not None else None
+    verdict = resolve_load(walk.end, method, checkpoint, platform=platform) if checkpoint is not None else None
     if verdict is None or verdict.outcome != "refused":
         return []
     said = f" vLLM: `{verdict.raised.error}: {verdict.raised.message}`" if verdict.raised is not None else ""

@@ -19,6 +19,7 @@ from vllm_quant_mcp.knowledge.facts.fact import CitationRef
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.registry.model import BackendEntry, CliFlag, Provenance, Registry
+from vllm_quant_mcp.knowledge.support.loading import platform_of
 from vllm_quant_mcp.knowledge.support.model_input import read_architectures, read_model_facts, shape_for
 from vllm_quant_mcp.knowledge.support.shape import SELECTION_FLAGS, AttentionShape
 from vllm_quant_mcp.tools.context import ToolContext
@@ -145,7 +146,7 @@ def render_serve_cmd(ctx: ToolContext, query: RenderQuery) -> RenderResult:
     if q.quantization_config is not None:
         _quantization_config(b, q.quantization_config)
     given = (quantization and quantization.strip(), q.checkpoint_dtype, q.quantization_config)
-    check_load(registry, model, *given, notes, ctx.local_models)
+    check_load(registry, model, *given, notes, ctx.local_models, platform_of(target.vendor) if target else None)
     check_attention(
         registry, _last(extras, registry, "--attention-backend"), _last(extras, registry, "--attention-config")
     )

@@ -274,6 +274,7 @@ def check_load(
     quantization_config: dict[str, object] | None,
     notes: Notes,
     local: bool,
+    platform: str | None = None,
 ) -> None:
     """Refuse what the tag's loader refuses for this checkpoint (get_quant_config, _verify_quantization, the
     --quantization-config validators), quoting vLLM; warn where a run-time check decides. The checkpoint is a
@@ -288,7 +289,7 @@ def check_load(
     checkpoint = checkpoint or unquantized(checkpoint_dtype)
     if checkpoint is None:
         return
-    verdict = resolve_load(registry, quantization, checkpoint, quantization_config)
+    verdict = resolve_load(registry, quantization, checkpoint, quantization_config, platform)
     if verdict is None or verdict.outcome in ("loads", "redirected"):
         return
     if verdict.outcome == "refused":

@@ -22,17 +22,20 @@ from vllm_quant_mcp.knowledge.extract.loading.config_args import (
     extract_online_args,
     find_raise,
 )
+from vllm_quant_mcp.knowledge.extract.loading.replay import replay_from_config
 from vllm_quant_mcp.knowledge.extract.loading.walk import LOADER, Input, Walk, config_filenames
 from vllm_quant_mcp.knowledge.extract.online import extract_online_quantization
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.extract.result import Extracted
-from vllm_quant_mcp.knowledge.registry.loading import LoadPath, LoadResolution, PackageNeed
+from vllm_quant_mcp.knowledge.registry.loading import ConfigReplay, LoadPath, LoadResolution, PackageNeed
 from vllm_quant_mcp.knowledge.sources.tree import Provenance, SourceTree
 
 __all__ = ["extract_load_resolution"]
 
 _MODEL_CONFIGS = ("vllm/config/model.py", "vllm/config.py")
 # A requirement as pip takes it: a name (or a git+https URL) and an optional version bound.
+# _verify_quantization hands the probes the model's config (0.2x on): `getattr(hf_config, "model_type")` reads it.
+_HF_CONFIG_PASSED = re.compile(rb"override_quantization_method\(\s*quant_cfg,\s*self\.quantization,\s*hf_config=")
 _PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]+:/@]+(?:[<>=!~]=?[A-Za-z0-9_.{}]+)?)")
 
 
@@ -51,7 +54,10 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
     # A config beside a method that is not an online name: refused by resolve_quantization_config until
     # 0.32, composed with the checkpoint's method from then on.
     composes = online is not None and online.config_needs_online is None
+    model_config = next((p for p in _MODEL_CONFIGS if tree.exists(p)), None)
+    passes_hf_config = model_config is not None and _HF_CONFIG_PASSED.search(tree.read_bytes(model_config)) is not None
     paths: list[LoadPath] = []
+    replays: dict[tuple[str, str], ConfigReplay | None] = {}
     for method in extract_quantization_methods(tree).entries:
         cls = (
             modules.find_class(method.config_class, method.config_path)
@@ -59,6 +65,8 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
             else None
         )
 
+        if cls is not None and (cls.path, cls.name) not in replays:
+            replays[(cls.path, cls.name)] = replay_from_config(tree, modules, cls, passes_hf_config)
         # resolve_quantization_config gives a shorthand its args, except those it defers to the loader.
         on_its_own = method.name in shorthands and method.name not in deferred
         paths.append(
@@ -72,10 +80,10 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
                 if method.name in online_names or composes
                 else None,
                 needs=_needs(tree, method.config_path, method.config_class) if method.config_path else [],
+                from_config=replays[(cls.path, cls.name)] if cls is not None else None,
             )
         )
     overrides, overrides_at = _overrides(tree, modules)
-    model_config = next((p for p in _MODEL_CONFIGS if tree.exists(p)), None)
     resolution = LoadResolution(
         paths=paths,
         mismatch=find_raise(tree, model_config, "does not match the quantization") if model_config else None,

@@ -33,7 +33,7 @@ def registries(registries_at: Callable[..., dict[str, Registry]]) -> dict[str, R
 
 def test_a_folder_is_read_as_vllm_reads_it_config_json_first_then_hf_quant_config_json() -> None:
     assert read_checkpoint(CHECKPOINTS / "llama-3.1-8b-bf16") == Checkpoint(
-        quant_method=None, source=str(CHECKPOINTS / "llama-3.1-8b-bf16" / "config.json")
+        quant_method=None, source=str(CHECKPOINTS / "llama-3.1-8b-bf16" / "config.json"), model_type="llama"
     )
     assert (read_checkpoint(CHECKPOINTS / "deepseek-v3") or BF16).quant_method == "fp8"
     assert (read_checkpoint(CHECKPOINTS / "llama-awq") or BF16).quant_method == "awq"
@@ -102,8 +102,10 @@ def test_a_checkpoint_with_a_config_loads_its_own_method_and_refuses_another_by_
     registries: dict[str, Registry],
 ) -> None:
     registry = registries["v0.26.0"]
-    deepseek = read_checkpoint(CHECKPOINTS / "deepseek-v3")
-    assert deepseek is not None
+    read = read_checkpoint(CHECKPOINTS / "deepseek-v3")
+    assert read is not None and read.quantization_config is not None
+    # Known by its method's name only (its dict is replayed in tests/knowledge/extract/test_config_replay.py).
+    deepseek = Checkpoint(quant_method=read.quant_method, source=read.source)
     own = resolve_load(registry, None, deepseek)
     assert own is not None and (own.outcome, own.loads_as) == ("loads", "fp8")
     other = resolve_load(registry, "bitsandbytes", deepseek)
@@ -112,12 +114,12 @@ def test_a_checkpoint_with_a_config_loads_its_own_method_and_refuses_another_by_
     assert other.evidence[0].path == "vllm/config/model.py"
 
 
-def test_a_gptq_checkpoint_with_gptq_marlin_is_left_to_its_override(registries: dict[str, Registry]) -> None:
+def test_a_gptq_checkpoint_with_gptq_marlin_is_taken_by_auto_gptqs_override(registries: dict[str, Registry]) -> None:
     gptq = read_checkpoint(CHECKPOINTS / "llama-gptq")
     assert gptq is not None
     verdict = resolve_load(registries["v0.26.0"], "gptq_marlin", gptq)
-    assert verdict is not None and verdict.outcome == "conditional"
-    assert "override_quantization_method" in verdict.why
+    assert verdict is not None and (verdict.outcome, verdict.loads_as) == ("loads", "auto_gptq")
+    assert "override_quantization_method" in verdict.why and verdict.scheme["weight_bits"] == 4
 
 
 def test_an_explicit_activation_for_an_online_method_is_refused_as_the_layer_is_built(

@@ -73,3 +73,22 @@ def test_a_context_that_may_not_read_this_disk_leaves_a_local_folder_unread(ctx:
     remote = dataclasses.replace(ctx, local_models=False)
     result = render(remote, model=str(CHECKPOINTS / "llama-3.1-8b-bf16"), tag="v0.26.0", quantization="awq_marlin")
     assert result.argv[-1] == "awq_marlin"
+
+
+def test_a_local_checkpoint_whose_config_from_config_refuses_is_refused_with_its_message_and_line(
+    ctx: ToolContext,
+) -> None:
+    with pytest.raises(InvalidServeArgsError) as caught:
+        render(ctx, model=str(CHECKPOINTS / "llama-gptq-5bit"), tag="v0.33.0")
+    assert "vLLM: `ValueError: Unsupported quantization config: bits=5, sym=True`" in str(caught.value)
+    assert "/blob/v0.33.0/vllm/model_executor/layers/quantization/auto_gptq.py#L153" in str(caught.value)
+    with pytest.raises(InvalidServeArgsError, match="Unsupported activation scheme foo"):
+        render(ctx, model=str(CHECKPOINTS / "llama-fp8-foo"), tag="v0.33.0")
+    assert render(ctx, model=str(CHECKPOINTS / "llama-fp8-static"), tag="v0.33.0").warnings == []
+
+
+def test_an_eight_bit_awq_folder_is_refused_on_an_h100_and_left_conditional_without_a_gpu(ctx: ToolContext) -> None:
+    with pytest.raises(InvalidServeArgsError, match=r"Unsupported num_bits = 8\."):
+        render(ctx, model=str(CHECKPOINTS / "llama-awq-8bit"), tag="v0.33.0", gpu="h100")
+    result = render(ctx, model=str(CHECKPOINTS / "llama-awq-8bit"), tag="v0.33.0")
+    assert any("current_platform.is_cpu()" in w and "on CUDA: refused" in w for w in result.warnings)
