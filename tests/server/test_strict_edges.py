@@ -69,7 +69,7 @@ def test_an_arabic_indic_tag_on_the_cli_is_refused_and_creates_no_file_in_the_ca
 def test_a_100kb_tag_on_the_cli_is_refused_with_a_short_error(tmp_path: Path) -> None:
     done = run_cli("registry", "--tag", HUGE_TAG, cache=tmp_path)
     assert done.returncode == 2
-    assert "32 characters" in done.stderr and len(done.stderr) < 600
+    assert "32 characters" in done.stderr and len(done.stderr) < 800  # the usage line and the error, no echo
 
 
 async def test_a_100kb_tag_over_mcp_is_refused_by_the_schema_and_the_error_is_short(tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ undecided there, never guessed. Calls it cannot resolve (torch, third-party code
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import tree_sitter
 
@@ -675,7 +677,7 @@ def _bind_pattern(target: tree_sitter.Node, value: object, env: dict[str, _Value
     return False
 
 
-_COMPARE = {
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
     "<": lambda a, b: a < b,
