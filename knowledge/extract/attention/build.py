@@ -38,7 +38,7 @@ from vllm_quant_mcp.knowledge.extract.engine import (
     class_ref,
 )
 from vllm_quant_mcp.knowledge.extract.engine.branches import State
-from vllm_quant_mcp.knowledge.extract.engine.syntax import definition, line, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import definition, if_clauses, line, message, text
 from vllm_quant_mcp.knowledge.registry.matrix import BuildRaise
 
 __all__ = ["Constructors"]
@@ -331,14 +331,7 @@ class _Walk:
 
     def _if(self, at: Entered, stmt: tree_sitter.Node, guards: list[_Guard], depth: int) -> bool:
         """Each clause whose condition may hold is walked on its own copy of the state; what differs is unknown."""
-        clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
-            (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
-        ]
-        for alternative in stmt.children_by_field_name("alternative"):
-            body = alternative.child_by_field_name("consequence" if alternative.type == "elif_clause" else "body")
-            clauses.append((alternative.child_by_field_name("condition"), body))
-        if clauses[-1][0] is not None:
-            clauses.append((None, None))  # no else: falling past every clause
+        clauses = if_clauses(stmt)
         before = State.of(at.scope, self.this)
         after: list[State] = []
         earlier: list[_Guard] = []  # the else sides of earlier clauses: held, or left open

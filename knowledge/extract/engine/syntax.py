@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.extract.engine.language import query
 __all__ = [
     "NotLiteral",
     "definition",
+    "if_clauses",
     "is_static",
     "line",
     "literal",
@@ -46,6 +47,20 @@ def text(node: tree_sitter.Node) -> str:
 def line(node: tree_sitter.Node) -> int:
     """1-based line of the node's first character."""
     return node.start_point.row + 1
+
+
+def if_clauses(stmt: tree_sitter.Node) -> list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]]:
+    """An `if` statement's (condition, body) pairs in order; the else is (None, body), and an `if` without one
+    ends in (None, None): falling past every clause is a path too, and each walker must see it."""
+    clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
+        (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
+    ]
+    for alternative in stmt.children_by_field_name("alternative"):
+        body = alternative.child_by_field_name("consequence" if alternative.type == "elif_clause" else "body")
+        clauses.append((alternative.child_by_field_name("condition"), body))
+    if clauses[-1][0] is not None:
+        clauses.append((None, None))
+    return clauses
 
 
 def literal(node: tree_sitter.Node) -> object:

@@ -25,6 +25,7 @@ from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Modules
 from vllm_quant_mcp.knowledge.extract.engine.syntax import (
     NotLiteral,
     definition,
+    if_clauses,
     is_static,
     line,
     literal,
@@ -222,16 +223,7 @@ class _Walker:
                 frame.env[name] = _unknown(self.tree, frame.path, expr, text(expr))
 
     def _if(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
-        clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
-            (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
-        ]
-        for alt in stmt.children_by_field_name("alternative"):
-            if alt.type == "elif_clause":
-                clauses.append((alt.child_by_field_name("condition"), alt.child_by_field_name("consequence")))
-            else:
-                clauses.append((None, alt.child_by_field_name("body")))
-        if clauses[-1][0] is not None:
-            clauses.append((None, None))
+        clauses = if_clauses(stmt)
         rest = _TRUE  # none of the earlier clauses held
         branches: list[tuple[Term, Term, dict[str, _Value]]] = []
         outcomes: list[tuple[Term, Term]] = []

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Modules
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, definition, line, literal, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    definition,
+    if_clauses,
+    line,
+    literal,
+    message,
+    text,
+)
 from vllm_quant_mcp.knowledge.registry.loading import LoadStep, Raise
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -94,15 +102,7 @@ class Walk:
         return None
 
     def _if(self, stmt: tree_sitter.Node) -> LoadStep | None:
-        clauses: list[tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = [
-            (stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence"))
-        ]
-        for alt in stmt.children_by_field_name("alternative"):
-            if alt.type == "elif_clause":
-                clauses.append((alt.child_by_field_name("condition"), alt.child_by_field_name("consequence")))
-            else:
-                clauses.append((None, alt.child_by_field_name("body")))
-        for condition, body in clauses:
+        for condition, body in if_clauses(stmt):
             holds = True if condition is None else self._truth(condition)
             if holds is False or body is None:
                 continue
