@@ -62,13 +62,15 @@ class Expressions(Statements):
     def _expr(self, node: tree_sitter.Node, frame: Scope) -> Any:
         self._tick(node, frame)
         kind = node.type
+        if kind in ("string", "concatenated_string") and _interpolates(node):
+            return self._fstring(node, frame)
         if kind in ("string", "concatenated_string", "integer", "float"):
             known = self.shared.literals.get(node.id, _MISSING)
             if known is _MISSING:
                 try:
                     known = literal(node)
                 except NotLiteral:
-                    known = text(node)  # an f-string: its text stands in for a message
+                    known = text(node)  # a string beyond a literal (bytes with escapes): its text stands in
                 self.shared.literals[node.id] = known
             return known
         if kind == "true":
@@ -129,6 +131,23 @@ class Expressions(Statements):
         if kind in ("generator_expression", "list_comprehension"):
             return self._comprehension(node, frame)
         return unknown(f"a {kind} expression is beyond this reading of the source", frame.path, node)
+
+    def _fstring(self, node: tree_sitter.Node, frame: Scope) -> str:
+        """An f-string as the message it makes: each interpolation known as a string or number filled in, any
+        other left as `{expression}`, so a refusal reads "kernel does not support current device
+        {current_platform.device_name}" rather than the template it was built from."""
+        parts: list[str] = []
+        for piece in node.named_children if node.type == "concatenated_string" else [node]:
+            for child in piece.children:
+                expression = child.child_by_field_name("expression") if child.type == "interpolation" else None
+                if child.type == "string_content":
+                    parts.append(text(child))
+                elif expression is not None:
+                    value = self._expr(expression, frame)
+                    known = isinstance(value, str | int | float) and not isinstance(value, bool)
+                    as_repr = any(c.type == "type_conversion" and text(c) == "!r" for c in child.children)
+                    parts.append((repr(value) if as_repr else str(value)) if known else f"{{{text(expression)}}}")
+        return "".join(parts)
 
     def _call_expr(self, node: tree_sitter.Node, frame: Scope) -> Any:
         fn_node = node.child_by_field_name("function")
@@ -254,6 +273,12 @@ class Expressions(Statements):
                     continue
             out.append(self._expr(body, inner))
         return out
+
+
+def _interpolates(node: tree_sitter.Node) -> bool:
+    """An f-string, alone or among concatenated strings."""
+    pieces = node.named_children if node.type == "concatenated_string" else [node]
+    return any(child.type == "interpolation" for piece in pieces for child in piece.children)
 
 
 def _field(node: tree_sitter.Node, name: str, path: str) -> tree_sitter.Node:

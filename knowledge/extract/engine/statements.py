@@ -169,8 +169,23 @@ class Statements(Names):
             self._for(stmt, frame)
         elif kind == "function_definition" and (name := stmt.child_by_field_name("name")) is not None:
             frame.locals[text(name)] = Function(frame.path, stmt)  # a helper defined inside (MoE's _move_to_front)
+        elif kind == "delete_statement":
+            self._delete(stmt, frame)
         else:
             raise Raised(Reason(f"{kind} is beyond this reading of the source", frame.path, line(stmt)))
+
+    def _delete(self, stmt: tree_sitter.Node, frame: Scope) -> None:
+        """`del name` unbinds a local (`del compute_capability`: an argument the check does not use); `del
+        obj.attr` leaves a known object without the attribute; other targets hold nothing this reading knows."""
+        first = stmt.named_children[0] if stmt.named_children else None
+        targets = first.named_children if first is not None and first.type == "expression_list" else stmt.named_children
+        for target in targets:
+            if target.type == "identifier":
+                frame.locals.pop(text(target), None)
+            elif target.type == "attribute" and (owner := target.child_by_field_name("object")) is not None:
+                value, name = self._expr(owner, frame), target.child_by_field_name("attribute")
+                if isinstance(value, Obj) and name is not None:
+                    value.attrs.pop(text(name), None)
 
     def _tick(self, node: tree_sitter.Node, frame: Scope) -> None:
         self._steps += 1

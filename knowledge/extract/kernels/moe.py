@@ -113,7 +113,6 @@ class MoeSelector:
             return None
         config = self._config(parallel)
         weight, activation = keys[scheme.weight_key], keys[scheme.activation_key]
-        it = self.linear.interpreter(cap)
         listed, at = self._priorities(path, index.functions, config, weight, activation, cap)
         if isinstance(listed, Unknown) or not isinstance(listed, list):
             return MoeOutcome(
@@ -124,11 +123,7 @@ class MoeSelector:
         chosen: tuple[str, str] | None = None
         fmt = Member("FusedMoEActivationFormat", "Standard")
         for backend in [m for m in listed if isinstance(m, Member)]:
-            classes = it.call_function(path, "backend_to_kernel_cls", backend=backend)
-            refs = [class_ref(c) for c in classes] if isinstance(classes, list) else []
-            verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
-            if not verdicts:
-                verdicts = [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+            verdicts = self._experts(path, backend, config, weight, activation, fmt, cap)
             passing = next((v for v in verdicts if v.verdict == "yes"), None)
             open_ = [v for v in verdicts if v.verdict == "conditional"]
             if passing is not None and not open_[: verdicts.index(passing)]:
@@ -200,11 +195,7 @@ class MoeSelector:
         config = self._config(PARALLEL_TP)
         weight, activation = keys[scheme.weight_key], keys[scheme.activation_key]
         fmt = Member("FusedMoEActivationFormat", "Standard")
-        classes = it.call_function(path, "backend_to_kernel_cls", backend=backend)
-        refs = [class_ref(c) for c in classes] if isinstance(classes, list) else []
-        verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
-        if not verdicts:
-            verdicts = [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+        verdicts = self._experts(path, backend, config, weight, activation, fmt, cap)
         named = [v.model_copy(update={"kernel": f"{backend.name}: {v.kernel}"}) for v in verdicts]
         passing = next((v for v in verdicts if v.verdict == "yes"), None)
         pending = [v for v in verdicts if v.verdict == "conditional"]
@@ -249,6 +240,16 @@ class MoeSelector:
             listed = [m for m in listed if not (isinstance(m, Member) and m.name.endswith("VLLM_CUTLASS"))]
         return listed, at
 
+    def _experts(
+        self, path: str, backend: Member, config: Obj, weight: Obj, activation: Obj, fmt: Member, cap: Cap
+    ) -> list[KernelVerdict]:
+        """Each expert class `backend_to_kernel_cls` names for the backend, judged in order (a list from v0.18.0;
+        v0.17 returns the one class)."""
+        classes = self.linear.interpreter(cap).call_function(path, "backend_to_kernel_cls", backend=backend)
+        refs = [class_ref(c) for c in (classes if isinstance(classes, list) else [classes])]
+        verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
+        return verdicts or [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+
     def _expert(self, ref: Any, config: Obj, weight: Obj, activation: Obj, fmt: Member, cap: Cap) -> KernelVerdict:
         verdict, _, _ = self.linear.ask(
             ref, "is_supported_config",
@@ -265,6 +266,7 @@ class MoeSelector:
             "use_deepep_ht_kernels": False, "use_deepep_ll_kernels": False, "use_pplx_kernels": False,
             "use_fi_nvl_two_sided_kernels": False, "use_fi_nvl_one_sided_kernels": False,
             "use_mori_kernels": False, "use_nixl_ep_kernels": False, "use_flashinfer_cutlass_kernels": False,
+            "use_fi_all2allv_kernels": False,
             "all2all_backend": "allgather_reducescatter", "enable_eplb": False, "is_sequence_parallel": False,
         }  # fmt: skip
         parallel_config = Obj(what="moe_parallel_config", attrs=flags)
