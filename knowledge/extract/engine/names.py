@@ -154,6 +154,8 @@ class Names(ABC):
         owner = self._word(obj_node) if obj_node is not None and obj_node.type == "identifier" else ""
         if owner == "torch" and attr in _TORCH_DTYPES:
             return attr
+        if owner == "envs" and attr == "is_set":
+            return Builtin(self._env_is_set)
         if owner == "envs":
             return self._env(attr, frame.path, node)
         obj = self._expr(obj_node, frame) if obj_node is not None else None
@@ -200,6 +202,11 @@ class Names(ABC):
         written = cast(str, self.env[name])
         self._assumed.add(f"{name} at its default ({written})")
         return _ENV_WORDS.get(written.strip().lower(), written)
+
+    def _env_is_set(self, name: str) -> bool:
+        """`envs.is_set("VLLM_X")`: no, as every answer assumes the variables unset (their defaults apply)."""
+        self._assumed.add(f"{name} unset")
+        return False
 
     def _class_attr(self, cls: ClassValue, attr: str, path: str, node: tree_sitter.Node) -> Any:
         if self._is_enum(cls.ref):

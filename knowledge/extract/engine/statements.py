@@ -282,6 +282,7 @@ class Statements(Names):
     ) -> None:
         """An undecided condition: run each way to its end on a copy; equal outcomes stand, others are Unknown."""
         outcomes: list[tuple[str, Any]] = []
+        returned_at = 0  # where the first way that returns does: the line an agreed answer cites
         for branch_is_then in (True, False):
             branch = Scope(frame.path, copied(frame.locals), frame.owner, frame.bound, frame.read, frame.marks)
             try:
@@ -292,11 +293,12 @@ class Statements(Names):
                 outcomes.append(("returned", None) if tail else ("fell through", branch.locals))
             except Returned as done:
                 outcomes.append(("returned", done.value))
+                returned_at = returned_at or done.line
             except Raised as raised:
                 outcomes.append(("raised", raised.reason))
         (kind_a, a), (kind_b, b) = outcomes
         if kind_a == kind_b == "returned" and same(a, b):
-            raise Returned(a, line(then[0]) if then else 0)
+            raise Returned(a, returned_at or (line(then[0]) if then else 0))
         if kind_a == kind_b == "fell through":
             for name in set(a) | set(b):
                 agreed = same(a.get(name), b.get(name))

@@ -19,9 +19,9 @@ from typing import Any
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine import Cap, Member, Obj, Scope, Unknown, class_ref
-from vllm_quant_mcp.knowledge.extract.engine.syntax import text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants, Dtype
-from vllm_quant_mcp.knowledge.extract.kernels.select import HUMMING_RULE, KernelSelector
+from vllm_quant_mcp.knowledge.extract.kernels.select import HUMMING_RULE, KernelSelector, probes_a_package
 from vllm_quant_mcp.knowledge.registry.kernels import KernelVerdict, MoeOutcome
 from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 
@@ -109,6 +109,9 @@ class MoeSelector:
         path = f"{ORACLE}/{scheme.oracle}.py"
         index = self.modules.index(path)
         keys = self.constants.keys
+        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        if select is not None and index is not None and _returns_backend(index.functions, select):
+            return self._returned(scheme, parallel, self._config(parallel), path, select, cap)
         if index is None or scheme.weight_key not in keys or scheme.activation_key not in keys:
             return None
         config = self._config(parallel)
@@ -144,6 +147,34 @@ class MoeSelector:
             order=[m.name for m in listed if isinstance(m, Member)],
             reordered=at,
         )
+
+    def _returned(
+        self, scheme: MoeScheme, parallel: Parallel, config: Obj, path: str, select: tree_sitter.Node, cap: Cap
+    ) -> MoeOutcome:
+        """Before v0.17 an oracle is one chain of checks that returns the backend (`select_fp8_moe_backend(
+        block_quant, tp_size, with_lora_support, ...)`): called with the scheme's arguments, the `return` reached
+        is the answer; there are no expert classes to ask yet."""
+        flags = config.attrs["moe_parallel_config"].attrs
+        given = {
+            "block_quant": scheme.name == "fp8-block", "tp_size": flags["tp_size"], "with_lora_support": False,
+            "is_act_and_mul": True, "allow_vllm_cutlass": False,
+        }  # fmt: skip
+        named = {p for p, _ in parameters(select)}
+        kwargs = {k: v for k, v in given.items() if k in named}
+        name = text(select.child_by_field_name("name") or select)
+        it = self.linear.interpreter(cap)
+        value, conditions = it.call_function(path, name, **kwargs), []
+        if probes_a_package(value):  # has_deep_gemm(), has_flashinfer_moe(): answered as installed, and said so
+            it = self.linear.interpreter(cap, installed=True)
+            value, conditions = it.call_function(path, name, **kwargs), ["its optional packages are installed"]
+        base: dict[str, Any] = {"capabilities": [str(cap)], "parallel": parallel.name}
+        if isinstance(value, Member):
+            where = it.decided_at or (path, line(select))
+            check = Check(why=f"{value.name}: the check chain returns it here", path=where[0], line=where[1])
+            picked = KernelVerdict(kernel=value.name, verdict="yes", checks=[check], conditions=conditions)
+            return MoeOutcome(**base, verdict="yes", backend=value.name, considered=[picked])
+        open_ = KernelVerdict(kernel="(check chain)", verdict="conditional", checks=_checks(value))
+        return MoeOutcome(**base, verdict="conditional", considered=[open_])
 
     def forced_values(self, scheme: MoeScheme) -> list[str]:
         """The --moe-backend values the oracle's `map_*_backend` maps (its dict's keys, as written)."""
@@ -281,6 +312,11 @@ class MoeSelector:
                 "routing_method": Member("RoutingMethodType", "Renormalize"),
             },
         )  # fmt: skip
+
+
+def _returns_backend(functions: dict[str, tree_sitter.Node], select: tree_sitter.Node) -> bool:
+    """The oracle's select function decides by itself: no priority list to walk, no expert class to ask."""
+    return "_get_priority_backends" not in functions and _list_assignment(select, "AVAILABLE_BACKENDS") is None
 
 
 def _mapper(functions: dict[str, tree_sitter.Node]) -> tree_sitter.Node | None:

@@ -22,7 +22,7 @@ from vllm_quant_mcp.knowledge.extract.kernels.schemes import MP_LIST
 from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict
 from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 
-__all__ = ["HUMMING_RULE", "KernelSelector"]
+__all__ = ["HUMMING_RULE", "KernelSelector", "probes_a_package"]
 
 HUMMING_RULE = "vllm/model_executor/layers/quantization/utils/humming/priority.py"
 _PROBE = re.compile(r"\b(has_\w+)\(\)")
@@ -182,7 +182,7 @@ class KernelSelector:
         value = it.call_method(ref, method, **kwargs)
         asked = it.asked_gpu or method == "is_supported"  # it is handed the capability: its answer is per GPU
         needs: list[str] = []
-        if isinstance(value, Unknown) and any(w in r.why for r in value.reasons for w in _PROBE_WORDS):
+        if probes_a_package(value):
             needs = [f"{probe}() holds (the package is installed)" for probe in _probes(text(node))] or [
                 "an optional package it probes is installed"
             ]
@@ -219,6 +219,11 @@ class KernelSelector:
                 if any(probe in source for probe in _PROBE_CALLS):
                     sites[(path, at)] = object()  # a present module's spec: truthy, not None
         return sites
+
+
+def probes_a_package(value: Any) -> bool:
+    """An answer left open by a probe for an optional package (`find_spec`, `import_module`)."""
+    return isinstance(value, Unknown) and any(w in r.why for r in value.reasons for w in _PROBE_WORDS)
 
 
 def _probes(source: str) -> list[str]:

@@ -148,3 +148,26 @@ def test_the_fp8_list_moving_marlin_from_first_to_behind_cutlass_shows_as_a_chan
     (changed,) = [c for c in diff_kind(list(old), list(new), "kernels").changed if c.name == "_POSSIBLE_FP8_KERNELS"]
     before, after = changed.changes["kernels"].before, changed.changes["kernels"].after
     assert before[0] == "MarlinFP8ScaledMMLinearKernel" and after[0] == "FlashInferFP8ScaledMMLinearKernel"
+
+
+def test_fp8_moe_at_v0_14_0_replays_the_oracles_check_chain_deep_gemm_only_below_tp_8() -> None:
+    # v0.14.0's select_fp8_moe_backend returns the backend itself: DeepGEMM MoE is off by default at TP >= 8
+    # (oracle/fp8.py:115), so block FP8 at TP 8 falls through to Triton; under EP the TP size is 1 and DeepGEMM,
+    # an optional package, is taken where installed.
+    support = _support("0.14.0")
+    tp, ep = _moe(support, "fp8-block", "9.0", "tp"), _moe(support, "fp8-block", "9.0", "ep8")
+    assert (tp.verdict, tp.backend, ep.verdict, ep.backend) == ("yes", "TRITON", "yes", "DEEPGEMM")
+    (returned,) = tp.considered[0].checks
+    assert _source_line("0.14.0", returned.path, returned.line).strip() == "return Fp8MoeBackend.TRITON"
+    assert ep.considered[0].conditions and not tp.considered[0].conditions
+    nvfp4 = _moe(support, "nvfp4", "10.0", "tp")  # cutlass_scaled_mm_supports_fp4 is a compiled op: left open
+    assert nvfp4.verdict == "conditional" and "cutlass_scaled_mm_supports_fp4" in nvfp4.considered[0].checks[0].why
+
+
+def test_fp8_moe_at_v0_17_0_asks_the_one_expert_class_each_backend_names_and_says_why_each_refuses() -> None:
+    # v0.17.0's backend_to_kernel_cls returns a class, not a list: each backend's class is asked in turn.
+    h100 = _moe(_support("0.17.0"), "fp8-tensor", "9.0", "tp")
+    assert (h100.verdict, h100.backend, h100.experts) == ("yes", "TRITON", "TritonExperts")
+    aiter = next(v for v in h100.considered if v.kernel.startswith("AITER"))
+    assert aiter.verdict == "no" and "kernel does not support current device" in aiter.checks[0].why
+    assert "{reason}" not in aiter.checks[0].why  # the f-string is filled in where its parts are known
