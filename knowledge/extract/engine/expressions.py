@@ -22,6 +22,7 @@ from vllm_quant_mcp.knowledge.extract.engine.values import (
     Function,
     Member,
     Reason,
+    Record,
     Scope,
     Super,
     Unknown,
@@ -191,6 +192,11 @@ class Expressions(Statements):
                 return unknown(f"{text(fn_node)[:60]}(...) with these values", frame.path, node)
         if isinstance(fn, Function):
             return self._call(fn, args, kwargs)
+        known = not has_unknown([*args, *kwargs.values()])
+        if isinstance(fn, ClassValue) and known and self.modules.is_named_tuple(fn.ref):
+            fields = list(self.modules.fields(fn.ref))
+            if len(args) + len(kwargs) == len(fields):
+                return Record(what=fn.ref.name, ref=fn.ref, attrs=dict(zip(fields, args, strict=False)) | kwargs)
         if isinstance(fn, ClassValue):
             return unknown(f"an instance of {fn.ref.name} built at run time", frame.path, node)
         if (frame.path, line(node)) in self.forced:

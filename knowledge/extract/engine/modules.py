@@ -173,6 +173,13 @@ class Modules:
             self._bases[key] = self._read_bases(cls)
         return list(self._bases[key])
 
+    def is_named_tuple(self, cls: ClassRef, depth: int = _MAX_HOPS) -> bool:
+        """The class or an in-tree base of it derives from NamedTuple (GroupShape from _GroupShape)."""
+        superclasses = cls.node.child_by_field_name("superclasses")
+        if superclasses is not None and any(text(b).endswith("NamedTuple") for b in superclasses.named_children):
+            return True
+        return depth > 0 and any(self.is_named_tuple(base, depth - 1) for base in self.bases(cls))
+
     def _read_bases(self, cls: ClassRef) -> list[ClassRef]:
         superclasses = cls.node.child_by_field_name("superclasses")
         found: list[ClassRef] = []

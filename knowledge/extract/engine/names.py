@@ -182,6 +182,8 @@ class Names(ABC):
             return Builtin(lambda *a: list(method(*a)) if attr != "get" else method(*a))
         if isinstance(obj, Member) and attr == "name":
             return obj.name
+        if isinstance(obj, Member) and (obj.enum, obj.name, attr) in self.shared.member_attrs:
+            return self.shared.member_attrs[(obj.enum, obj.name, attr)]
         return unknown(f"attribute .{attr} of a value known only at run time", frame.path, node)
 
     def _obj_attr(self, obj: Obj, attr: str, path: str, node: tree_sitter.Node) -> Any:

@@ -33,6 +33,7 @@ __all__ = [
     "Obj",
     "Platform",
     "Reason",
+    "Record",
     "Scope",
     "Shared",
     "Super",
@@ -116,6 +117,20 @@ class Obj:
     marks: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
+class Record(Obj):
+    """A NamedTuple instance (`GroupShape(1, 128)`): immutable, so equal by class and fields as tuples are,
+    where an Obj is compared by identity. The source compares them: `group_shape != GroupShape(1, 128)`."""
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.what, tuple(sorted(self.attrs.items(), key=lambda kv: kv[0])))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
 @dataclass(frozen=True)
 class Function:
     path: str
@@ -180,6 +195,8 @@ class Shared:
     names: dict[tuple[str, str], Any] = field(default_factory=dict)
     enums: dict[tuple[str, int], bool] = field(default_factory=dict)  # whether a class is an Enum, read once each
     words: dict[int, str] = field(default_factory=dict)  # by node id, as literals: each name's text, read once
+    # facts of named constants the interpreter cannot build (`scalar_types.uint4b8.size_bits`): (enum, name, attr)
+    member_attrs: dict[tuple[str, str, str], Any] = field(default_factory=dict)
 
 
 def class_ref(value: Any) -> ClassRef | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Interpreter, Member, Modules, Obj, Scope, Shared
+from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Interpreter, Member, Modules, Obj, Record, Scope, Shared
 from vllm_quant_mcp.knowledge.extract.engine.syntax import text
 
 __all__ = ["QUANT_UTILS", "Constants", "Dtype", "scalar_type"]
@@ -60,6 +60,7 @@ class Constants:
             for name, built in self.keys.items():
                 shared.names[(QUANT_UTILS, name)] = built
         self._scalars: dict[tuple[str, int], Member] = {}
+        self._bits: dict[tuple[str, str, str], int] = {}
         self._seed_scalar_types()
 
     def seed(self, shared: Shared) -> None:
@@ -68,6 +69,7 @@ class Constants:
         for name, built in self.keys.items():
             shared.names[(QUANT_UTILS, name)] = built
         shared.values.update(self._scalars)
+        shared.member_attrs.update(self._bits)
 
     def _build_name(self, name: str) -> Any:
         if name in self.keys:
@@ -108,7 +110,7 @@ class Constants:
             key, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
             if arg.type == "keyword_argument" and key is not None and value is not None:
                 attrs[text(key)] = self._build(value)
-        return Obj(what=ref.name, ref=ref, attrs=attrs)
+        return (Record if self.modules.is_named_tuple(ref) else Obj)(what=ref.name, ref=ref, attrs=attrs)
 
     def _seed_scalar_types(self) -> None:
         """Each `scalar_types.X = ScalarType...(...)` stands for itself: compared by name, never computed."""
@@ -122,7 +124,31 @@ class Constants:
             if left is not None and right is not None:
                 alias = text(right) if right.type == "identifier" else text(left)
                 self._scalars[(SCALAR_TYPE, right.start_byte)] = Member("scalar_types", alias)
+                bits = _size_bits(right)
+                if bits is not None:
+                    self._bits[("scalar_types", alias, "size_bits")] = bits
         self.shared.values.update(self._scalars)
+        self.shared.member_attrs.update(self._bits)
+
+
+def _size_bits(call: tree_sitter.Node) -> int | None:
+    """`size_bits` of a scalar type as its factory builds it (scalar_type.py): `ScalarType(exponent, mantissa,
+    signed, ...)` holds exponent + mantissa + signed bits; `int_(n, bias)` and `uint(n, bias)` hold n;
+    `float_(e, m, ...)` and `float_IEEE754(e, m)` are signed, 1 + e + m. Anything else: not known."""
+    callee = call.child_by_field_name("function") if call.type == "call" else None
+    arguments = call.child_by_field_name("arguments")
+    if callee is None or arguments is None:
+        return None
+    values = [text(a) for a in arguments.named_children]
+    numbers = [int(v) for v in values[:2] if v.isdigit()]
+    factory = text(callee).rsplit(".", 1)[-1]
+    if factory in ("int_", "uint") and numbers:
+        return numbers[0]
+    if factory in ("float_", "float_IEEE754") and len(numbers) == 2:
+        return 1 + numbers[0] + numbers[1]
+    if factory == "ScalarType" and len(numbers) == 2 and len(values) > 2 and values[2] in ("True", "False"):
+        return numbers[0] + numbers[1] + (values[2] == "True")
+    return None
 
 
 def scalar_type(name: str) -> Member:

@@ -151,7 +151,8 @@ class KernelSelector:
         asked = asked or gpu
         conditions += needs
         if outcome.verdict != "yes":
-            return outcome.model_copy(update={"conditions": conditions}), asked
+            return outcome.model_copy(update={"conditions": list(dict.fromkeys(conditions))}), asked
+        conditions = list(dict.fromkeys(conditions))  # is_supported and can_implement may probe the same package
         return KernelVerdict(kernel=ref.name, verdict="yes", checks=outcome.checks, conditions=conditions), asked
 
     def _ask(

@@ -171,3 +171,21 @@ def test_fp8_moe_at_v0_17_0_asks_the_one_expert_class_each_backend_names_and_say
     aiter = next(v for v in h100.considered if v.kernel.startswith("AITER"))
     assert aiter.verdict == "no" and "kernel does not support current device" in aiter.checks[0].why
     assert "{reason}" not in aiter.checks[0].why  # the f-string is filled in where its parts are known
+
+
+def test_exllama_reads_the_weight_types_size_bits_and_refuses_bfloat16_activations_at_v0_33_0() -> None:
+    # can_implement divides by c.weight_type.size_bits (uint4b8 = ScalarType.uint(4, 8): 4 bits) before it
+    # compares the activation dtype: both are read now, where the first was left open.
+    forced = _outcome(_support("0.33.0"), "gptq-w4a16", "9.0", "exllama")
+    (exllama,) = forced.considered
+    assert exllama.verdict == "no" and "float16 activations" in exllama.checks[0].why
+    assert "float16" in _source_line("0.33.0", exllama.checks[0].path, exllama.checks[0].line)
+
+
+def test_deep_gemm_block_fp8_compares_group_shapes_by_value_and_is_left_open_only_on_the_models_config() -> None:
+    h100 = _outcome(_support("0.33.0"), "fp8-block", "9.0")
+    deep_gemm = next(v for v in h100.considered if v.kernel == "DeepGemmFp8BlockScaledMMKernel")
+    assert deep_gemm.verdict == "conditional"
+    assert all("GroupShape" not in c.why for c in deep_gemm.checks)  # GroupShape(1, 128) equals the scheme's
+    assert any("model" in c.why for c in deep_gemm.checks)
+    assert len(deep_gemm.conditions) == len(set(deep_gemm.conditions))
