@@ -91,8 +91,8 @@ async def test_registry_diff_and_gates_pages_join_to_the_whole_answer_within_the
             kind: await _pages(session, "get_registry", {"tag": "v0.33.0", "kind": kind})
             for kind in ("cli_flags", "env_vars")
         }
-        diff = await _pages(session, "diff_tags", {"from_tag": "v0.14.0", "to_tag": "v0.33.0"})
-        gates_query = {"from_tag": "v0.14.0", "to_tag": "v0.33.0", "serve_command": COMMAND, "registry_changes": "all"}
+        diff = await _pages(session, "diff_tags", {"from_tag": "v0.28.0", "to_tag": "v0.33.0"})
+        gates_query = {"from_tag": "v0.28.0", "to_tag": "v0.33.0", "serve_command": COMMAND, "registry_changes": "all"}
         gates = await _pages(session, "check_gates", gates_query)
 
     for kind, pages in registry.items():
@@ -101,7 +101,7 @@ async def test_registry_diff_and_gates_pages_join_to_the_whole_answer_within_the
         assert len(pages) > 1 and {page["total"] for page in pages} == {len(joined)}
 
     store = Store(tmp_path)
-    whole_diff = diff_registries(store.load_registry("v0.14.0"), store.load_registry("v0.33.0"))
+    whole_diff = diff_registries(store.load_registry("v0.28.0"), store.load_registry("v0.33.0"))
     expected_diff = list(_flat_diff(whole_diff.model_dump(mode="json")["kinds"]))
     assert [item for page in diff for item in _flat_diff(page["kinds"])] == expected_diff
     assert len(diff) > 1 and {page["total"] for page in diff} == {len(expected_diff)}
