@@ -1,7 +1,9 @@
-"""`diff_tags` for people: + added, - removed, ~ changed (field: before → after), per kind, then where the page sits."""
+"""`diff_tags` for people: + added, - removed, ~ changed (field: before → after), per kind, then the kernel picks that
+changed (each side with the line that decides it), then where the page sits."""
 
 from __future__ import annotations
 
+from vllm_quant_mcp.knowledge.registry.kernel_diff import KernelChange, KernelPick
 from vllm_quant_mcp.tools.paging import more_line
 
 from .models import DiffPage
@@ -25,8 +27,34 @@ def render(result: DiffPage) -> str:
             what = ", ".join(f"{f}: {ch.before!r} → {ch.after!r}" for f, ch in c.changes.items())
             lines.append(f"  ~ {c.name}: {what}")
         shown += len(k.added) + len(k.removed) + len(k.changed)
+    if result.kernel_picks:
+        lines.append("kernel picks (which kernel a scheme gets per GPU):")
+        lines += [_pick_line(c) for c in result.kernel_picks]
+        shown += len(result.kernel_picks)
     if not result.total:
         lines.append("  no differences")
     else:
         lines.append(more_line(result, shown, result.total, "changes"))
     return "\n".join(lines)
+
+
+def _pick_line(change: KernelChange) -> str:
+    flag = "--linear-backend" if change.layer == "linear" else "--moe-backend"
+    walk = f"{change.layer} {change.scheme}, {flag} {change.backend}" + (
+        f", {change.parallel}" if change.parallel else ""
+    )
+    return f"  ~ {walk} on {', '.join(change.capabilities)}: {_pick(change.before)} → {_pick(change.after)}"
+
+
+def _pick(pick: KernelPick | None) -> str:
+    if pick is None:
+        return "not walked"
+    said = f"{pick.kernel} ({pick.experts})" if pick.experts else pick.kernel or "no kernel"
+    if pick.verdict == "no":
+        said = f"none ({pick.kernel} refuses)" if pick.kernel else "none"
+    elif pick.pending:
+        said += f" unless the machine takes {', '.join(pick.pending)}"
+    said += f", then {pick.runner_up}" if pick.runner_up else ""
+    said += " (the backend names no kernel here: auto)" if pick.backend_fallback else ""
+    at = pick.decided_by[0]
+    return f"{said} [{at.path}:{at.line}]"
