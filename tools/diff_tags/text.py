@@ -8,7 +8,7 @@ from vllm_quant_mcp.tools.paging import more_line
 
 from .models import DiffPage
 
-__all__ = ["render"]
+__all__ = ["describe_pick", "describe_walk", "render"]
 
 
 def render(result: DiffPage) -> str:
@@ -39,14 +39,20 @@ def render(result: DiffPage) -> str:
 
 
 def _pick_line(change: KernelChange) -> str:
+    where = f"{describe_walk(change)} on {', '.join(change.capabilities)}"
+    return f"  ~ {where}: {describe_pick(change.before)} → {describe_pick(change.after)}"
+
+
+def describe_walk(change: KernelChange) -> str:
+    """Which walk: the layer, the scheme, the backend value and (MoE) the parallel layout."""
     flag = "--linear-backend" if change.layer == "linear" else "--moe-backend"
-    walk = f"{change.layer} {change.scheme}, {flag} {change.backend}" + (
+    return f"{change.layer} {change.scheme}, {flag} {change.backend}" + (
         f", {change.parallel}" if change.parallel else ""
     )
-    return f"  ~ {walk} on {', '.join(change.capabilities)}: {_pick(change.before)} → {_pick(change.after)}"
 
 
-def _pick(pick: KernelPick | None) -> str:
+def describe_pick(pick: KernelPick | None) -> str:
+    """One side of a change: the pick, what the machine decides ahead of it, the runner-up, the first deciding line."""
     if pick is None:
         return "not walked"
     said = f"{pick.kernel} ({pick.experts})" if pick.experts else pick.kernel or "no kernel"
@@ -57,4 +63,4 @@ def _pick(pick: KernelPick | None) -> str:
     said += f", then {pick.runner_up}" if pick.runner_up else ""
     said += " (the backend names no kernel here: auto)" if pick.backend_fallback else ""
     at = pick.decided_by[0]
-    return f"{said} [{at.path}:{at.line}]"
+    return f"{said}; {at.path}:{at.line}"
