@@ -5,9 +5,9 @@ handled by the chooser, and releases differ: up to v0.27.x each chooser raises V
 was requested but no 'X' kernel exists for mixed-precision layers"), from v0.28.0 a shared helper
 logs a warning and selects from the whole list, as with auto (MXFP6 still raises). The message-sites
 kind holds those lines with their function and guards (`not filtered`), so the answer is the tag's:
-a raise applies to a list when it sits in a generic chooser (`choose_*`, the scaled-mm and
-mixed-precision lists) or in the chooser named after the scheme (`init_nvfp4_linear_kernel` for
-nvfp4); otherwise a fallback warning of the list's file applies.
+a raise applies to a list when it sits in the chooser named after the scheme (`init_nvfp4_linear_kernel`
+for nvfp4) or, where the scheme has none, in a generic chooser (`choose_*`: the scaled-mm and
+mixed-precision lists); otherwise a fallback warning of the list's file applies.
 """
 
 from __future__ import annotations
@@ -47,11 +47,9 @@ def backend_miss(registry: Registry, selection: KernelSelection) -> BackendMiss:
         if s.provenance.path == selection.provenance.path and _FLAG in s.name and "not filtered" in s.guards
     ]
     word = f"_{selection.name.split('-')[0]}_"
-    raised = [
-        s
-        for s in sites
-        if s.kind == "raise" and s.function and (s.function.startswith("choose_") or word in f"_{s.function}_")
-    ]
-    if raised:
-        return BackendMiss(raises=True, sites=raised)
+    raised = [s for s in sites if s.kind == "raise"]
+    named = [s for s in raised if word in f"_{s.function}_"]  # the scheme's own chooser, where it has one
+    generic = [s for s in raised if (s.function or "").startswith("choose_")]
+    if named or generic:
+        return BackendMiss(raises=True, sites=named or generic)
     return BackendMiss(raises=False, sites=[s for s in sites if s.kind == "log"])
