@@ -36,7 +36,6 @@ class KernelPick(Frozen):
     experts: str | None = Field(default=None, description="MoE: the expert class that accepted the config.")
     runner_up: str | None = Field(default=None, description="Linear: the kernel the walk goes on to past the pick.")
     pending: list[str] = Field(default=[], description="Kernels ahead of the pick that the machine decides.")
-    backend_fallback: bool = Field(default=False, description="The backend named no kernel of the list: auto.")
     decided_by: list[Check] = Field(description="The reorder rule, the checks that decide, then the list walked.")
 
     def meaning(self) -> KernelPick:
@@ -61,7 +60,7 @@ def diff_kernel_support(old: KernelSupport, new: KernelSupport) -> list[KernelCh
     with the same change on both sides grouped, in the order the newer tag lists its selections."""
     before, after = _picks(old), _picks(new)
     shared = _grid(before) & _grid(after)
-    grouped: dict[str, KernelChange] = {}  # by the change without its capabilities
+    grouped: dict[str, tuple[KernelChange, list[str]]] = {}  # by the change without its capabilities
     for key in [*after, *(k for k in before if k not in after)]:
         was, now = before.get(key, {}), after.get(key, {})
         for cap in sorted(shared & (was.keys() | now.keys()), key=_order):
@@ -71,9 +70,8 @@ def diff_kernel_support(old: KernelSupport, new: KernelSupport) -> list[KernelCh
             change = KernelChange(
                 layer=key[0], scheme=key[1], backend=key[2], parallel=key[3], capabilities=[], before=a, after=b
             )
-            same = grouped.setdefault(change.model_dump_json(), change)
-            same.capabilities.append(cap)
-    return list(grouped.values())
+            grouped.setdefault(change.model_dump_json(), (change, []))[1].append(cap)
+    return [change.model_copy(update={"capabilities": caps}) for change, caps in grouped.values()]
 
 
 def _picks(support: KernelSupport) -> dict[_Key, dict[str, KernelPick]]:
@@ -98,7 +96,6 @@ def _linear_pick(outcome: KernelOutcome, walked: Check) -> KernelPick:
         kernel=outcome.kernel,
         runner_up=outcome.runner_up.kernel if outcome.runner_up else None,
         pending=[v.kernel for v in outcome.considered if v.verdict == "conditional"],
-        backend_fallback=outcome.backend_fallback,
         decided_by=_deciding(outcome.considered, [_reorder(outcome.reordered, outcome.linear_backend)], walked),
     )
 

@@ -61,6 +61,5 @@ def describe_pick(pick: KernelPick | None) -> str:
     elif pick.pending:
         said += f" unless the machine takes {', '.join(pick.pending)}"
     said += f", then {pick.runner_up}" if pick.runner_up else ""
-    said += " (the backend names no kernel here: auto)" if pick.backend_fallback else ""
     at = pick.decided_by[0]
     return f"{said}; {at.path}:{at.line}"
