@@ -1,7 +1,10 @@
 """What changed between the registries of two tags, kind by kind.
 
 Provenance is left out of the comparison: lines move every release, and an
-agent asking "what changed" wants names and meanings, not reflowed files.
+agent asking "what changed" wants names and meanings, not reflowed files. Beside
+the `kernels` kind (the priority lists) stands what those lists do on each GPU:
+the kernel picks that changed (kernel_diff.py), since a list reordered says little
+until it is walked for a scheme and a capability.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from .kernel_diff import KernelChange, diff_kernel_support
 from .kinds import KIND_NAMES, entries_of
 from .model import Entry, Provenance, Registry
 
@@ -58,6 +62,14 @@ class RegistryDiff(BaseModel):
     from_tag: str
     to_tag: str
     kinds: list[KindDiff]
+    kernel_picks: list[KernelChange] = Field(
+        default=[], description="Which kernel a scheme gets per GPU, where it changed (all kinds, or kind kernels)."
+    )
+
+    @property
+    def size(self) -> int:
+        """Added, removed and changed entries, and kernel picks changed: the items a page of the diff counts."""
+        return sum(len(k.added) + len(k.removed) + len(k.changed) for k in self.kinds) + len(self.kernel_picks)
 
 
 def _comparable(entry: Entry) -> dict[str, Any]:
@@ -105,10 +117,13 @@ def _removed(entry: Entry) -> DiffEntry:
 
 
 def diff_registries(old: Registry, new: Registry, kinds: list[str] | None = None) -> RegistryDiff:
-    """Added, removed and changed entries from `old` to `new` (works in either direction)."""
+    """Added, removed and changed entries from `old` to `new` (works in either direction), and with the `kernels`
+    kind the kernel picks that changed."""
     selected = kinds or list(KIND_NAMES)
+    picks = diff_kernel_support(old.kernel_support, new.kernel_support) if "kernels" in selected else []
     return RegistryDiff(
         from_tag=old.tag,
         to_tag=new.tag,
         kinds=[diff_kind(entries_of(old, k), entries_of(new, k), k) for k in selected],
+        kernel_picks=picks,
     )

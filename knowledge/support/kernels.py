@@ -16,6 +16,7 @@ from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelec
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
+from vllm_quant_mcp.knowledge.support.backend_miss import backend_miss
 from vllm_quant_mcp.knowledge.support.cuda_archs import kernel_compiled
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
@@ -61,6 +62,8 @@ def kernel_support(
     if found is None or found[1].kernel is None or found[1].verdict != "yes" or sm is None:
         return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
     selection, outcome = found
+    if outcome.linear_backend != linear_backend and backend_miss(registry, selection).raises:
+        return None  # the chooser raises before any kernel is tried: the linear judgement says so
     kernel = outcome.kernel or ""
     compiled = kernel_compiled(registry, kernel, sm)
     if "Humming" in kernel or (compiled is not None and compiled.built is not True):
@@ -77,19 +80,28 @@ def kernel_support(
 
 
 def kernel_judgements(
-    registry: Registry, method: str, gpu: str, sm: int | None, moe: bool, moe_backend: str = "auto"
+    registry: Registry,
+    method: str,
+    gpu: str,
+    sm: int | None,
+    moe: bool,
+    moe_backend: str = "auto",
+    linear_backend: str = "auto",
 ) -> list[Judgement]:
     """The linear kernel (and with MoE layers the MoE backend) vLLM picks for `method` on the GPU, or none.
 
-    With `moe_backend` other than auto, the MoE judgement is what that one backend does (the oracle's forced
-    path, replayed): its expert class, or the raise vLLM meets, with its line; a release whose oracle maps no
-    such value is judged as auto and says so.
+    With `linear_backend` other than auto, the linear judgement is the walk made with that value: the kernel it
+    picks, or, where the value names no kernel of the list, what the tag's chooser does then (backend_miss.py:
+    the auto pick, or the raise). With `moe_backend` other than auto, the MoE judgement is what that one backend
+    does (the oracle's forced path, replayed): its expert class, or the raise vLLM meets, with its line; a
+    release whose oracle maps no such value is judged as auto and says so.
     """
     found: list[Judgement] = []
-    linear = _linear(registry, method, sm)
+    linear = _linear(registry, method, sm, linear_backend)
     cap = capability(sm)
     if linear is not None and cap is not None and sm is not None:
-        found.append(_built(registry, _linear_judgement(registry, method, gpu, cap, *linear), linear[1].kernel, sm))
+        judged = _linear_judgement(registry, method, gpu, cap, *linear, asked=linear_backend)
+        found.append(_built(registry, judged, judged.via, sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
     selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
     tp = [o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"] if selection else []
@@ -147,6 +159,23 @@ def _linear(
 
 
 def _linear_judgement(
+    registry: Registry,
+    method: str,
+    gpu: str,
+    cap: str,
+    selection: KernelSelection,
+    outcome: KernelOutcome,
+    asked: str = "auto",
+) -> Judgement:
+    """The walk's judgement: auto's, the one made with `asked`, or (`asked` walked for no kernel of the list) what
+    the chooser does with it."""
+    if asked != "auto" and outcome.linear_backend == asked:
+        return _forced_linear(registry, method, gpu, cap, selection, outcome)
+    judged = _auto_linear(registry, method, gpu, cap, selection, outcome)
+    return judged if asked == "auto" else _missed_linear(registry, method, selection, judged, asked)
+
+
+def _auto_linear(
     registry: Registry, method: str, gpu: str, cap: str, selection: KernelSelection, outcome: KernelOutcome
 ) -> Judgement:
     forced = [
@@ -184,6 +213,78 @@ def _linear_judgement(
             f"{method} builds a {selection.name} layer (curated)",
             *_installs(registry, taken),
         ],
+    )
+
+
+def _forced_linear(
+    registry: Registry, method: str, gpu: str, cap: str, selection: KernelSelection, outcome: KernelOutcome
+) -> Judgement:
+    """`--linear-backend X` walked: the list narrowed to X's kernels (the map's line), and the one that accepts.
+
+    prioritize_humming's order is left out: a value narrows the list to one family, so it decides nothing here.
+    """
+    asked = f"--linear-backend {outcome.linear_backend}"
+    refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
+    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+    why = f"{selection.provenance.path.rsplit('/', 1)[-1]} {selection.name}: {asked} -> "
+    if outcome.kernel is None:
+        why += f"no kernel: {'; '.join(refused) or 'none of its kernels accepts the layer'}"
+    else:
+        why += outcome.kernel + (f" after {'; '.join(refused)} refused" if refused else "")
+    if pending:
+        why += f"; ahead of it, decided on the machine: {', '.join(pending)}"
+    auto = next((o for o in selection.outcomes if o.linear_backend == "auto" and cap in o.capabilities), None)
+    why += f"; auto picks {auto.kernel}" if auto is not None and auto.kernel and auto.kernel != outcome.kernel else ""
+    mapped = next((b for b in registry.kernel_support.backends if b.name == outcome.linear_backend), None)
+    checks = [c for v in outcome.considered for c in _checks(v)]
+    if mapped is not None:
+        at = mapped.provenance
+        checks.insert(0, Check(why=f"{asked} covers {', '.join(mapped.kernels)}", path=at.path, line=at.line))
+    taken = [v for v in outcome.considered if v.verdict == "yes"]
+    return Judgement(
+        subject=f"linear kernel for --quantization {method} with {asked}",
+        gpu=gpu,
+        tag=registry.tag,
+        verdict=outcome.verdict,
+        basis="source",
+        via=outcome.kernel,
+        why=why,
+        evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        assumptions=[
+            *registry.kernel_support.assumptions,
+            f"{method} builds a {selection.name} layer (curated)",
+            *_installs(registry, taken),
+        ],
+    )
+
+
+def _missed_linear(
+    registry: Registry, method: str, selection: KernelSelection, auto: Judgement, asked: str
+) -> Judgement:
+    """`--linear-backend X` naming no kernel of the list: the chooser's raise, or its fallback to auto selection."""
+    miss = backend_miss(registry, selection)
+    head = f"--linear-backend {asked} names no kernel of the {selection.name} list"
+    subject = f"{auto.subject} with --linear-backend {asked}"
+    sites = [(s, Check(why=s.name, path=s.provenance.path, line=s.provenance.line)) for s in miss.sites]
+    where = ", ".join(f"{s.function} at {c.path.rsplit('/', 1)[-1]}:{c.line}" for s, c in sites[:3])
+    evidence = [_evidence(c, registry.tag) for _, c in sites[:3]]
+    if miss.raises:
+        return auto.model_copy(
+            update={
+                "subject": subject,
+                "verdict": "no",
+                "via": None,
+                "why": f'{head}: vLLM raises ValueError("{miss.message(asked)}") in its chooser ({where})',
+                "evidence": evidence,
+            }
+        )
+    said = (
+        f"vLLM warns ({where}) and selects as with auto"
+        if sites
+        else "no line of the list's file says what vLLM does then; judged as auto"
+    )
+    return auto.model_copy(
+        update={"subject": subject, "why": f"{head}: {said}: {auto.why}", "evidence": [*evidence, *auto.evidence][:6]}
     )
 
 

@@ -17,6 +17,7 @@ from vllm_quant_mcp.knowledge.registry.diff import FieldChange, KindDiff
 from vllm_quant_mcp.knowledge.support.judgement import Judgement
 from vllm_quant_mcp.tools.check_gates.models import CheckGatesResult, Hop
 from vllm_quant_mcp.tools.diff_tags.models import DiffPage
+from vllm_quant_mcp.tools.diff_tags.text import describe_pick, describe_walk
 from vllm_quant_mcp.tools.paging import more_line
 from vllm_quant_mcp.tools.pick_format.models import PickFormatResult
 
@@ -151,7 +152,8 @@ def _kind_rows(kind: KindDiff) -> Iterable[tuple[str, str, str]]:
 
 
 def diff_view(result: DiffPage) -> list[RenderableType]:
-    """One table per kind that changed: + added, - removed, ~ changed (list fields as item diffs); then the page."""
+    """One table per kind that changed: + added, - removed, ~ changed (list fields as item diffs); the kernel picks
+    that changed, per walk and GPUs; then the page."""
     views: list[RenderableType] = [f"{result.from_tag} → {result.to_tag}"]
     shown = 0
     for kind in result.kinds:
@@ -162,6 +164,12 @@ def diff_view(result: DiffPage) -> list[RenderableType]:
             table.add_row(*row)
         views.append(table)
         shown += len(kind.added) + len(kind.removed) + len(kind.changed)
+    if result.kernel_picks:
+        table = _table("walk", "GPU", result.from_tag, result.to_tag, title="kernel picks")
+        for c in result.kernel_picks:
+            table.add_row(describe_walk(c), ", ".join(c.capabilities), describe_pick(c.before), describe_pick(c.after))
+        views.append(table)
+        shown += len(result.kernel_picks)
     views.append(more_line(result, shown, result.total, "changes") if result.total else "no differences")
     return views
 

@@ -34,8 +34,7 @@ def _diff(ctx: ToolContext, query: Any) -> BaseModel:
     whole = diff_registries(
         ctx.registry(query.from_tag), ctx.registry(query.to_tag), [query.kind] if query.kind else None
     )
-    total = sum(len(k.added) + len(k.removed) + len(k.changed) for k in whole.kinds)
-    return DiffPage(**whole.model_dump(), total=total)
+    return DiffPage(**whole.model_dump(), total=whole.size)
 
 
 def _gates(ctx: ToolContext, query: Any) -> BaseModel:

@@ -89,6 +89,17 @@ def test_diff_table_shows_list_fields_as_added_and_removed_items(tmp_path: Path)
     assert "changes, all on this page" in done.stdout
 
 
+def test_diff_table_of_the_kernels_kind_shows_each_kernel_pick_that_changed_with_both_tags_lines(
+    tmp_path: Path,
+) -> None:
+    done = call_cli("diff", "v0.31.0", "v0.32.0", "--kind", "kernels", "--wide", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "kernel picks" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if "linear gptq-w4a16, --linear-backend auto" in line)
+    assert "MarlinLinearKernel; vllm/model_executor/kernels/linear/__init__.py:500" in row
+    assert "HummingLinearKernel; vllm/model_executor/layers/quantization/utils/humming/priority.py:26" in row
+
+
 def test_a_paged_diff_says_how_to_get_the_next_page_with_the_cursor_flag(tmp_path: Path) -> None:
     done = call_cli("diff", "v0.14.0", "v0.33.0", "--limit", "5", cache=tmp_path)
     assert done.returncode == 0, done.stderr

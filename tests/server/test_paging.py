@@ -70,10 +70,11 @@ def _bundled(tag: str, kind: str) -> list[dict[str, Any]]:
     return entries
 
 
-def _flat_diff(kinds: list[dict[str, Any]]) -> Iterator[tuple[str, str, str]]:
-    for k in kinds:
+def _flat_diff(diff: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    for k in diff["kinds"]:
         for section in ("added", "removed", "changed"):
             yield from ((k["kind"], section, json.dumps(e, sort_keys=True)) for e in k[section])
+    yield from (("kernel_picks", "changed", json.dumps(c, sort_keys=True)) for c in diff["kernel_picks"])
 
 
 def _flat_gates(findings: list[dict[str, Any]], hops: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -102,8 +103,9 @@ async def test_registry_diff_and_gates_pages_join_to_the_whole_answer_within_the
 
     store = Store(tmp_path)
     whole_diff = diff_registries(store.load_registry("v0.28.0"), store.load_registry("v0.33.0"))
-    expected_diff = list(_flat_diff(whole_diff.model_dump(mode="json")["kinds"]))
-    assert [item for page in diff for item in _flat_diff(page["kinds"])] == expected_diff
+    expected_diff = list(_flat_diff(whole_diff.model_dump(mode="json")))
+    assert any(kind == "kernel_picks" for kind, _, _ in expected_diff)
+    assert [item for page in diff for item in _flat_diff(page)] == expected_diff
     assert len(diff) > 1 and {page["total"] for page in diff} == {len(expected_diff)}
 
     whole = gates_report(ToolContext(store=store, default_tag="v0.33.0"), CheckGatesQuery.model_validate(gates_query))

@@ -56,7 +56,8 @@ def support_findings(
             break
         if method is not None:
             out += _lost(walk, method[1], gpu, partial(_method, method[0], shape))
-            out += _kernels(walk, method[0], method[1], gpu)
+            forced = (values.get("--linear-backend", "auto"), values.get("--moe-backend", "auto"))
+            out += _kernels(walk, method[0], method[1], gpu, *forced)
         if kv is not None:
             out += _lost(walk, kv[1], gpu, partial(_kv, kv[0], kb, shape, at))
     if method is not None and walk.direction != "same":
@@ -162,13 +163,17 @@ def _lost(walk: Walk, written: str, gpu: Gpu, judge: Callable[[Registry, Gpu], J
     ]
 
 
-def _kernels(walk: Walk, method: str, written: str, gpu: Gpu) -> list[Finding]:
-    """A hop that changes the linear kernel or MoE backend the method gets on the GPU (an A/B to run), or removes it."""
+def _kernels(
+    walk: Walk, method: str, written: str, gpu: Gpu, linear_backend: str = "auto", moe_backend: str = "auto"
+) -> list[Finding]:
+    """A hop that changes the linear kernel or MoE backend the method gets on the GPU (an A/B to run), or removes it;
+    judged with the command's --linear-backend and --moe-backend, since those decide the walk."""
     if walk.direction == "same":
         return []
-    before = {j.subject: j for j in kernel_judgements(walk.start, method, gpu.id, gpu.sm, moe=True)}
+    judge = partial(kernel_judgements, method=method, gpu=gpu.id, sm=gpu.sm, moe=True, moe_backend=moe_backend)
+    before = {j.subject: j for j in judge(walk.start, linear_backend=linear_backend)}
     out = []
-    for after in kernel_judgements(walk.end, method, gpu.id, gpu.sm, moe=True):
+    for after in judge(walk.end, linear_backend=linear_backend):
         was = before.get(after.subject)
         if was is None or was.via == after.via:
             continue
@@ -177,8 +182,9 @@ def _kernels(walk: Walk, method: str, written: str, gpu: Gpu) -> list[Finding]:
             f"{after.subject} on {gpu.id}: {was.via or 'none'} at {walk.start.tag}, {after.via or 'none'} at "
             f"{walk.end.tag} ({after.why})"
         )
+        forced = " with this backend: drop the flag (auto) or" if " with --" in after.subject else ":"
         action = (
-            "No kernel takes this layer at the target: pick another method (pick_format lists them)."
+            f"No kernel takes this layer at the target{forced} pick another method (pick_format lists them)."
             if lost
             else "Benchmark both before moving (an A/B); the --linear-backend / --moe-backend note names the way back."
         )

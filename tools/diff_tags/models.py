@@ -23,15 +23,18 @@ class DiffTagsQuery(BaseModel):
         Cli(positional=True),
         Field(description="The target release; older: a downgrade."),
     ]
-    kind: Annotated[RegistryKind | None, Field(description="One kind; default all.")] = None
+    kind: Annotated[
+        RegistryKind | None, Field(description="One kind (kernels adds the kernel picks per GPU); default all.")
+    ] = None
     limit: Limit = 100
     cursor: Cursor = None
 
 
 class DiffPage(RegistryDiff, Page):
-    """A page of the diff: the items (added, then removed, then changed, kind by kind) from `offset` on.
+    """A page of the diff: the items (added, then removed, then changed, kind by kind, then the kernel picks that
+    changed) from `offset` on.
 
     Kinds with nothing on this page are left out; joined in order, the pages give the whole diff.
     """
 
-    total: int = Field(description="Added, removed and changed entries in the whole diff.")
+    total: int = Field(description="Added, removed and changed entries, and kernel picks, in the whole diff.")

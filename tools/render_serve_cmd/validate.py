@@ -162,10 +162,15 @@ def check_gpu(
         )
     if loads.verdict == "conditional":
         notes.warn(_cited(loads))
-    for kernel in kernel_judgements(registry, method.name, gpu.id, gpu.sm, moe=True, moe_backend=moe_backend):
+    judged = kernel_judgements(
+        registry, method.name, gpu.id, gpu.sm, moe=True, moe_backend=moe_backend, linear_backend=linear_backend
+    )
+    for kernel in judged:
         notes.judge(kernel)
-        if kernel.subject.startswith("MoE") and moe_backend != "auto" and kernel.verdict == "no":
-            notes.warn(f"{_cited(kernel)} A MoE model fails to load with this --moe-backend on {gpu.id}.")
+        moe = kernel.subject.startswith("MoE")
+        if (moe_backend if moe else linear_backend) != "auto" and kernel.verdict == "no":
+            model, flag = ("A MoE model", "--moe-backend") if moe else ("The model", "--linear-backend")
+            notes.warn(f"{_cited(kernel)} {model} fails to load with this {flag} on {gpu.id}.")
     derived = kernel_support(registry, method.name, gpu.sm, linear_backend)  # the source's pick: native/fallback
     if derived is not None:
         if derived[0] in ("fallback", "emulated"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.support.kernels import kernel_judgements, kernel_support
@@ -58,3 +59,42 @@ def test_humming_after_machete_holds_on_the_release_pin_of_humming_kernels_at_v0
     (linear,) = kernel_judgements(registries["v0.33.0"], "gptq_marlin", "h100", 90, moe=False)
     (pinned,) = [a for a in linear.assumptions if a.startswith("HummingLinearKernel: has_humming()")]
     assert "humming-kernels[cu13]==0.1.19 (requirements/cuda.txt:" in pinned
+
+
+def test_linear_backend_marlin_for_gptq_on_h100_at_v0_33_0_is_judged_by_marlins_walk_not_the_auto_pick(
+    registries: dict[str, Registry],
+) -> None:
+    (linear,) = kernel_judgements(registries["v0.33.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="marlin")
+    assert (linear.subject, linear.verdict, linear.via) == (
+        "linear kernel for --quantization gptq_marlin with --linear-backend marlin",
+        "yes",
+        "MarlinLinearKernel",
+    )
+    assert linear.why.endswith("--linear-backend marlin -> MarlinLinearKernel; auto picks MacheteLinearKernel")
+    mapped = linear.evidence[0]  # the map that narrows the list, read back from the release
+    assert mapped.why.startswith("--linear-backend marlin covers ") and "MarlinLinearKernel" in mapped.why
+    line = release_tree("0.33.0").read_text(mapped.path).splitlines()[mapped.line - 1]
+    assert line.startswith("_LINEAR_BACKEND_KERNEL_MAP: dict[str, set[type]] = {")
+
+
+def test_a_linear_backend_naming_no_gptq_kernel_falls_back_to_auto_at_v0_33_0_and_raises_at_v0_26_0(
+    registries: dict[str, Registry],
+) -> None:
+    """--linear-backend flashinfer_cudnn covers only an NVFP4 kernel: v0.28.0 on warn and select as with auto
+    (_resolve_backend_kernels); before, choose_mp_linear_kernel raised ValueError."""
+    (later,) = kernel_judgements(
+        registries["v0.33.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="flashinfer_cudnn"
+    )
+    assert (later.verdict, later.via) == ("yes", "MacheteLinearKernel")
+    assert "names no kernel of the gptq-w4a16 list: vLLM warns (" in later.why and "selects as with auto" in later.why
+    (earlier,) = kernel_judgements(
+        registries["v0.26.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="flashinfer_cudnn"
+    )
+    assert (earlier.verdict, earlier.via) == ("no", None)
+    assert (
+        "ValueError(\"--linear-backend=flashinfer_cudnn was requested but no 'flashinfer_cudnn' kernel" in earlier.why
+    )
+    (raised,) = [e for e in earlier.evidence if "mixed-precision" in e.why]
+    source = release_tree("0.26.0").read_text(raised.path).splitlines()
+    assert source[raised.line - 1].strip() == "raise ValueError(" and "not filtered" in source[raised.line - 2]
+    assert kernel_support(registries["v0.26.0"], "gptq_marlin", 90, "flashinfer_cudnn") is None

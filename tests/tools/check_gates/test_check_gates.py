@@ -243,3 +243,17 @@ def test_a_local_bf16_checkpoint_served_with_awq_marlin_breaks_with_the_loaders_
     (finding,) = [f for f in result.findings if "Cannot find the config file" in f.problem]
     assert finding.severity == "breaks" and finding.basis == "source"
     assert "/blob/v0.26.0/vllm/model_executor/model_loader/weight_utils.py#L372" in finding.problem
+
+
+def test_a_linear_backend_naming_no_gptq_kernel_breaks_a_downgrade_below_v0_28_0_where_the_chooser_raised(
+    ctx: ToolContext,
+) -> None:
+    """The command's --linear-backend decides the walk: flashinfer_cudnn covers no GPTQ kernel, which v0.28.0 on
+    selects around (auto: Machete on an H100) and v0.27.1 refuses with ValueError."""
+    command = "vllm serve m --quantization gptq_marlin --linear-backend flashinfer_cudnn"
+    subject = "linear kernel for --quantization gptq_marlin with --linear-backend flashinfer_cudnn"
+    down = by_subject(check_gates(ctx, "v0.28.0", "v0.27.1", serve_command=command, gpu="h100"), subject)
+    assert down.severity == "breaks" and "MacheteLinearKernel at v0.28.0, none at v0.27.1" in down.problem
+    assert "vLLM raises ValueError" in down.problem and "drop the flag (auto)" in down.action
+    auto = check_gates(ctx, "v0.28.0", "v0.27.1", serve_command="vllm serve m --quantization gptq_marlin", gpu="h100")
+    assert not [f for f in auto.findings if f.subject.startswith("linear kernel")]

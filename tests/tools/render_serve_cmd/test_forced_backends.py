@@ -1,4 +1,5 @@
-"""render_serve_cmd says what `--moe-backend X` does on the GPU at the tag: the expert class, or the raise.
+"""render_serve_cmd says what `--moe-backend X` and `--linear-backend X` do on the GPU at the tag: the kernel or
+expert class that value's walk picks, or the raise.
 
 The registry is derived here from the real v0.33.0 release (installed in a store of the test's own), so the
 judgement follows the extractors under test rather than the bundled copy.
@@ -17,6 +18,7 @@ from vllm_quant_mcp.tools.render_serve_cmd.models import RenderQuery
 from vllm_quant_mcp.tools.render_serve_cmd.tool import render_serve_cmd
 
 V2_LITE = str(Path(__file__).parents[2] / "fixtures" / "models" / "DeepSeek-V2-Lite")
+GPTQ = str(Path(__file__).parents[2] / "fixtures" / "checkpoints" / "llama-gptq")
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +53,30 @@ def test_online_fp8_experts_forced_to_marlin_on_h100_name_marlin_experts_and_war
     warnings, judged = _moe(fresh, "h100", "marlin")
     assert judged.startswith("yes MARLIN fp8.py: --moe-backend marlin -> MARLIN (MarlinExperts)")
     assert not any("fails to load" in w for w in warnings)
+
+
+def _linear(fresh: ToolContext, backend: str) -> tuple[list[str], str]:
+    query = RenderQuery(model=GPTQ, tag="v0.33.0", gpu="h100", quantization="gptq_marlin", linear_backend=backend)
+    result = render_serve_cmd(fresh, query)
+    (judged,) = [j for j in result.judgements if j.subject.startswith("linear kernel")]
+    assert result.argv[-2:] == ["--linear-backend", backend]
+    return result.warnings, f"{judged.verdict} {judged.via} {judged.why}"
+
+
+def test_a_gptq_checkpoint_forced_to_linear_backend_marlin_on_h100_names_marlin_not_the_auto_pick_machete(
+    fresh: ToolContext,
+) -> None:
+    warnings, judged = _linear(fresh, "marlin")
+    assert judged.startswith(
+        "yes MarlinLinearKernel __init__.py gptq-w4a16: --linear-backend marlin -> MarlinLinearKernel"
+    )
+    assert "auto picks MacheteLinearKernel" in judged
+    assert not any("fails to load" in w for w in warnings)
+
+
+def test_a_gptq_checkpoint_forced_to_linear_backend_cutlass_on_h100_warns_that_no_kernel_takes_the_layer(
+    fresh: ToolContext,
+) -> None:
+    warnings, judged = _linear(fresh, "cutlass")
+    assert judged.startswith("no None __init__.py gptq-w4a16: --linear-backend cutlass -> no kernel: CutlassW4A8")
+    assert any("The model fails to load with this --linear-backend on h100" in w for w in warnings)
