@@ -55,9 +55,6 @@ class KernelOutcome(Frozen):
         default=None, description="Where the walk goes if the kernel picked is disabled (VLLM_DISABLED_KERNELS)."
     )
     reordered: Check | None = Field(default=None, description="The rule that reordered the list on this GPU.")
-    backend_fallback: bool = Field(
-        default=False, description="--linear-backend named no kernel of this list: vLLM selects as with auto."
-    )
 
 
 class KernelList(Entry):

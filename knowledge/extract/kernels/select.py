@@ -68,11 +68,8 @@ class KernelSelector:
         covered: set[str] | None = None,
     ) -> KernelOutcome:
         ordered, reordered = self.reorder(candidates, cap)
-        fallback = False
-        if backend != "auto":
-            narrowed = [ref for ref in ordered if ref.name in (covered or set())]
-            fallback = not narrowed  # vLLM warns and selects from the whole list
-            ordered = narrowed or ordered
+        if backend != "auto":  # walked only for values that name a kernel of this list (support/backend_miss.py)
+            ordered = [ref for ref in ordered if ref.name in (covered or set())]
         considered: list[KernelVerdict] = []
         for ref in ordered:
             verdict = self.verdict(scheme, list_name, ref, config, cap)
@@ -97,7 +94,6 @@ class KernelSelector:
             kernel=chosen,
             considered=considered,
             reordered=reordered,
-            backend_fallback=fallback,
             runner_up=runner_up,
         )
 
