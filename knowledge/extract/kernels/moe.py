@@ -20,6 +20,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine import Cap, Member, Obj, Scope, Unknown, class_ref
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
+from vllm_quant_mcp.knowledge.extract.engine.values import Function
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants, Dtype
 from vllm_quant_mcp.knowledge.extract.kernels.select import HUMMING_RULE, KernelSelector, probes_a_package
 from vllm_quant_mcp.knowledge.registry.kernels import KernelVerdict, MoeOutcome
@@ -94,6 +95,10 @@ class MoeSelector:
         self.constants = constants
         self.modules = linear.modules
         self._seed_module_aliases()
+        # SiLU as the tree names it: the MoEActivation enum from v0.17.0, the string "silu" before
+        activation = self.modules.module_path("vllm.model_executor.layers.fused_moe.activation", ORACLE)
+        named = activation is not None and self.modules.find_class("MoEActivation", activation) is not None
+        self._silu: Member | str = Member("MoEActivation", "SILU") if named else "silu"
 
     def _seed_module_aliases(self) -> None:
         """`mk` in every expert module: the oracle's experts compare formats as `mk.FusedMoEActivationFormat.X`."""
@@ -123,7 +128,7 @@ class MoeSelector:
                 considered=[KernelVerdict(kernel="(priority list)", verdict="conditional", checks=_checks(listed))],
             )  # fmt: skip
         considered: list[KernelVerdict] = []
-        chosen: tuple[str, str] | None = None
+        chosen: tuple[str, str | None] | None = None
         fmt = Member("FusedMoEActivationFormat", "Standard")
         for backend in [m for m in listed if isinstance(m, Member)]:
             verdicts = self._experts(path, backend, config, weight, activation, fmt, cap)
@@ -131,7 +136,8 @@ class MoeSelector:
             open_ = [v for v in verdicts if v.verdict == "conditional"]
             if passing is not None and not open_[: verdicts.index(passing)]:
                 considered.append(passing.model_copy(update={"kernel": f"{backend.name}: {passing.kernel}"}))
-                chosen = (backend.name, passing.kernel)
+                # a backend judged by a module function has no expert class (v0.15: k_cls = None)
+                chosen = (backend.name, passing.kernel if passing.kernel != backend.name else None)
                 break
             shown = open_[0] if open_ else verdicts[-1]
             considered.append(shown.model_copy(update={"kernel": f"{backend.name}: {shown.kernel}"}))
@@ -276,10 +282,26 @@ class MoeSelector:
     ) -> list[KernelVerdict]:
         """Each expert class `backend_to_kernel_cls` names for the backend, judged in order (a list from v0.18.0;
         v0.17 returns the one class)."""
+        check = self._module_check(path, backend, cap)
+        if check is not None:
+            return [self.linear.ask_function(backend.name, check, [config, weight, activation, fmt], cap)[0]]
         classes = self.linear.interpreter(cap).call_function(path, "backend_to_kernel_cls", backend=backend)
         refs = [class_ref(c) for c in (classes if isinstance(classes, list) else [classes])]
         verdicts = [self._expert(r, config, weight, activation, fmt, cap) for r in refs if r is not None]
         return verdicts or [KernelVerdict(kernel=backend.name, verdict="conditional", checks=_checks(classes))]
+
+    def _module_check(self, path: str, backend: Member, cap: Cap) -> Function | None:
+        """The function the oracle's walk asks for a backend with no expert class (v0.15, v0.16: FLASHINFER_TRTLLM
+        is `is_supported_config_trtllm(config, weight_key, activation_key, activation_format)`)."""
+        index = self.modules.index(path)
+        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        found = re.search(
+            rf"if backend == \w+\.{backend.name}:\s*k_cls = None\s*supported, reason = (is_supported_config_\w+)\(",
+            text(select) if select is not None else "",
+        )
+        callee = _named_call(select, found.group(1)) if select is not None and found else None
+        value = self.linear.interpreter(cap).evaluate(callee, Scope(path))[0] if callee is not None else None
+        return value if isinstance(value, Function) else None
 
     def _expert(self, ref: Any, config: Obj, weight: Obj, activation: Obj, fmt: Member, cap: Cap) -> KernelVerdict:
         verdict, _, _ = self.linear.ask(
@@ -305,13 +327,25 @@ class MoeSelector:
             what="moe_config",
             attrs={
                 "moe_parallel_config": parallel_config, "moe_backend": "auto", "is_act_and_mul": True,
-                "activation": Member("MoEActivation", "SILU"), "hidden_dim": 4096, "is_lora_enabled": False,
+                "activation": self._silu, "hidden_dim": 4096, "is_lora_enabled": False,
                 "router_logits_dtype": Dtype("bfloat16"), "in_dtype": Dtype("bfloat16"), "swiglu_limit": None,
                 "num_experts": 128, "experts_per_token": 8, "intermediate_size_per_partition": 1536,
                 "has_bias": False, "has_hash_routing": False, "require_decomposed_backend": False,
                 "routing_method": Member("RoutingMethodType", "Renormalize"),
             },
         )  # fmt: skip
+
+
+def _named_call(function: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    """The callee of the first call of `name` inside the function."""
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        callee = node.child_by_field_name("function") if node.type == "call" else None
+        if callee is not None and text(callee) == name:
+            return callee
+        stack.extend(reversed(node.named_children))
+    return None
 
 
 def _returns_backend(functions: dict[str, tree_sitter.Node], select: tree_sitter.Node) -> bool:

@@ -13,10 +13,12 @@ for the build conditions to tell.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Interpreter, Modules, Obj, Shared, Unknown
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
+from vllm_quant_mcp.knowledge.extract.engine.values import Function
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.schemes import MP_LIST
 from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict
@@ -175,34 +177,48 @@ class KernelSelector:
         if found is None:
             return KernelVerdict(kernel=ref.name, verdict="yes"), False, []
         owner, node = found
+        check = Function(owner.path, node)
+        return self._judged(ref.name, method, check, lambda it: it.call_method(ref, method, **kwargs), cap)
+
+    def ask_function(
+        self, kernel: str, check: Function, args: list[Any], cap: Cap
+    ) -> tuple[KernelVerdict, bool, list[str]]:
+        """A module-level check answering (supported, reason), as v0.15's `is_supported_config_trtllm(config,
+        weight_key, activation_key, activation_format)` stands in for a class the backend does not have yet."""
+        name = text(check.node.child_by_field_name("name") or check.node)
+        return self._judged(kernel, name, check, lambda it: it.run(check, list(args), {}), cap)
+
+    def _judged(
+        self, kernel: str, method: str, check: Function, call: Callable[[Interpreter], Any], cap: Cap
+    ) -> tuple[KernelVerdict, bool, list[str]]:
         it = self.interpreter(cap)
-        value = it.call_method(ref, method, **kwargs)
+        value = call(it)
         asked = it.asked_gpu or method == "is_supported"  # it is handed the capability: its answer is per GPU
         needs: list[str] = []
         if probes_a_package(value):
-            needs = [f"{probe}() holds (the package is installed)" for probe in _probes(text(node))] or [
+            needs = [f"{probe}() holds (the package is installed)" for probe in _probes(text(check.node))] or [
                 "an optional package it probes is installed"
             ]
             it = self.interpreter(cap, installed=True)
-            value = it.call_method(ref, method, **kwargs)
+            value = call(it)
             asked = asked or it.asked_gpu
-        where = it.decided_at or (owner.path, line(node))
+        where = it.decided_at or (check.path, line(check.node))
         if method == "get_min_capability":
             if isinstance(value, int):
                 if value > cap.to_int():
-                    why = f"{ref.name} requires capability {value}"
-                    return KernelVerdict(kernel=ref.name, verdict="no", checks=[_check(why, *where)]), True, needs
-                return KernelVerdict(kernel=ref.name, verdict="yes"), True, needs
+                    why = f"{kernel} requires capability {value}"
+                    return KernelVerdict(kernel=kernel, verdict="no", checks=[_check(why, *where)]), True, needs
+                return KernelVerdict(kernel=kernel, verdict="yes"), True, needs
         elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bool):
             if not value[0]:
-                why = f"{ref.name}.{method}: {value[1]}" if isinstance(value[1], str) else f"{ref.name}.{method}"
-                return KernelVerdict(kernel=ref.name, verdict="no", checks=[_check(why, *where)]), asked, needs
-            return KernelVerdict(kernel=ref.name, verdict="yes"), asked, needs
+                why = f"{kernel}.{method}: {value[1]}" if isinstance(value[1], str) else f"{kernel}.{method}"
+                return KernelVerdict(kernel=kernel, verdict="no", checks=[_check(why, *where)]), asked, needs
+            return KernelVerdict(kernel=kernel, verdict="yes"), asked, needs
         reasons = value.reasons[:4] if isinstance(value, Unknown) else ()
         checks = [_check(r.why, r.path, r.line) for r in reasons] or [
-            _check(f"{ref.name}.{method} answers a value known only at run time", owner.path, line(node))
+            _check(f"{kernel}.{method} answers a value known only at run time", check.path, line(check.node))
         ]
-        return KernelVerdict(kernel=ref.name, verdict="conditional", checks=checks, conditions=needs), asked, needs
+        return KernelVerdict(kernel=kernel, verdict="conditional", checks=checks, conditions=needs), asked, needs
 
     def _probe_sites(self) -> dict[tuple[str, int], Any]:
         """Every `find_spec(...)` call of vllm/utils and the kernels' own modules: how vLLM asks whether an optional

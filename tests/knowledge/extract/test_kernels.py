@@ -189,3 +189,16 @@ def test_deep_gemm_block_fp8_compares_group_shapes_by_value_and_is_left_open_onl
     assert all("GroupShape" not in c.why for c in deep_gemm.checks)  # GroupShape(1, 128) equals the scheme's
     assert any("model" in c.why for c in deep_gemm.checks)
     assert len(deep_gemm.conditions) == len(set(deep_gemm.conditions))
+
+
+def test_fp8_moe_at_v0_16_0_asks_flashinfer_trtllm_through_the_oracles_module_check_which_has_no_expert_class() -> None:
+    # v0.16.0's backend_to_kernel_cls raises NotImplementedError for FLASHINFER_TRTLLM: the oracle's walk asks
+    # is_supported_config_trtllm(config, weight_key, activation_key, activation_format) instead, and returns
+    # (backend, None). Activations are named by the string "silu" there (the MoEActivation enum came later).
+    support = _support("0.16.0")
+    b200 = _moe(support, "fp8-block", "10.0", "tp")
+    assert (b200.verdict, b200.backend, b200.experts) == ("yes", "FLASHINFER_TRTLLM", None)
+    h100 = _moe(support, "fp8-block", "9.0", "tp")
+    trtllm = next(v for v in h100.considered if v.kernel.startswith("FLASHINFER_TRTLLM"))
+    assert trtllm.verdict == "no" and "is_supported_config_trtllm" in trtllm.checks[0].why
+    assert (h100.verdict, h100.backend, h100.experts) == ("yes", "FLASHINFER_CUTLASS", "FlashInferExperts")
