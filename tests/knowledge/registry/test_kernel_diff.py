@@ -57,9 +57,13 @@ def test_a_backend_value_is_not_reported_changed_by_a_reorder_it_narrows_away(st
 
 
 def test_a_moe_backend_value_new_at_the_target_has_no_before(store: Store) -> None:
-    (new,) = [c for c in _picks(store, "v0.31.0", "v0.32.0") if c.backend == "flashinfer_moe_ep_cutedsl"]
-    assert (new.layer, new.scheme, new.parallel, new.before) == ("moe", "nvfp4", "tp", None)
-    assert new.after is not None and new.after.kernel == "FLASHINFER_MOE_EP_CUTEDSL"
+    # one change per reason the GPUs give (B200 refuses the parallel config, the others the device)
+    found = [c for c in _picks(store, "v0.31.0", "v0.32.0") if c.backend == "flashinfer_moe_ep_cutedsl"]
+    assert found and {(c.layer, c.scheme, c.parallel, c.before) for c in found} == {("moe", "nvfp4", "tp", None)}
+    assert {c.after.kernel for c in found if c.after is not None} == {"FLASHINFER_MOE_EP_CUTEDSL"}
+    assert sorted(cap for c in found for cap in c.capabilities) == sorted(
+        ["8.0", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"]
+    )
 
 
 def test_a_hop_whose_walks_pick_the_same_kernels_reports_no_kernel_change_though_their_lines_moved(
