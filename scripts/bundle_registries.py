@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 
 from vllm_quant_mcp.knowledge.atomic import atomic_write_text
+from vllm_quant_mcp.knowledge.registry.model import Registry
+from vllm_quant_mcp.knowledge.registry.names import INDEX_FILE, names_index
 from vllm_quant_mcp.knowledge.registry.refresh import refresh
 from vllm_quant_mcp.knowledge.registry.store import default_store
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, normalize_tag, tag_key
@@ -53,6 +55,9 @@ def main() -> int:
         registry = store.load_registry(tag)
         atomic_write_text(BUNDLED / f"{tag}.json", registry.model_dump_json(indent=1) + "\n")
         print(f"{tag}: {result.tree} from {result.source.kind}", file=sys.stderr)
+    bundled = [Registry.model_validate_json(p.read_bytes()) for p in sorted(BUNDLED.glob("v*.json"))]
+    atomic_write_text(BUNDLED / INDEX_FILE, names_index(bundled))
+    print(f"{INDEX_FILE}: the names of {len(bundled)} bundled registries", file=sys.stderr)
     return 0
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
     from vllm_quant_mcp.knowledge.github.service import GitHubDeps
     from vllm_quant_mcp.knowledge.hub.client import HubClient
+    from vllm_quant_mcp.knowledge.registry.names import Names
 
 __all__ = ["FetchRefusedError", "Fetches", "RegistryStore", "ToolContext"]
 
@@ -67,6 +68,8 @@ class RegistryStore(Protocol):
     def known_tags(self) -> list[str]: ...
 
     def load_registry(self, tag: str) -> Registry: ...
+
+    def names(self, tag: str) -> Names: ...
 
     def ensure_tree(self, tag: str) -> SourceTree: ...
 

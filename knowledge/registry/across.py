@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal, Protocol
+from typing import Protocol
 
 from vllm_quant_mcp.knowledge.tags import tag_key
 
 from .model import Registry
+from .names import NameKind, Names
 
 __all__ = ["NameKind", "RegistrySource", "release_spans", "tags_having", "tags_where"]
-
-NameKind = Literal["cli_flags", "quantization_methods", "kv_cache_dtypes", "env_vars"]
 
 
 class RegistrySource(Protocol):
     def known_tags(self) -> list[str]: ...
 
     def load_registry(self, tag: str) -> Registry: ...
+
+    def names(self, tag: str) -> Names: ...
 
 
 def tags_where(store: RegistrySource, test: Callable[[Registry], bool]) -> list[str]:
@@ -36,21 +37,11 @@ def tags_having(store: RegistrySource, wanted: Iterable[tuple[NameKind, str]]) -
     if not found:
         return found
     for tag in sorted(store.known_tags(), key=tag_key):
-        defined = _names(store.load_registry(tag))
+        defined = store.names(tag)
         for (kind, name), tags in found.items():
             if name in defined[kind]:
                 tags.append(tag)
     return found
-
-
-def _names(registry: Registry) -> dict[NameKind, set[str]]:
-    flags = {spelling for f in registry.cli_flags for spelling in (f.name, *f.aliases, f.negation) if spelling}
-    return {
-        "cli_flags": flags,
-        "quantization_methods": {e.name for e in registry.quantization_methods},
-        "kv_cache_dtypes": {e.name for e in registry.kv_cache_dtypes},
-        "env_vars": {e.name for e in registry.env_vars},
-    }
 
 
 def release_spans(known: list[str], tags: list[str]) -> str:

@@ -48,6 +48,7 @@ from vllm_quant_mcp.knowledge.tags import InvalidTagError, UnknownTagError, near
 
 from .bundle import bundled_tags, read_bundled
 from .model import SCHEMA_VERSION, Registry, SourceInfo
+from .names import Names, bundled_names, names_of
 
 __all__ = ["SOURCE_RECORD", "Store", "default_store", "staging_tag"]
 
@@ -83,6 +84,15 @@ class Store:
         if self.registries_dir.is_dir():
             names |= {p.stem for p in self.registries_dir.glob("v*.json")}
         return sorted((t for t in names if _is_tag(t)), key=tag_key)
+
+    def names(self, tag: str) -> Names:
+        """The names the registry of `tag` defines per kind: the bundled index unless a refreshed registry is cached
+        (it may differ from the bundled one), where a question across every release would parse each in full."""
+        if not self.registry_path(tag).is_file():
+            bundled = bundled_names(tag)
+            if bundled is not None:
+                return bundled
+        return names_of(self.load_registry(tag))
 
     def registry_path(self, tag: str) -> Path:
         return self.registries_dir / f"{normalize_tag(tag)}.json"

@@ -22,7 +22,7 @@ from vllm_quant_mcp.knowledge.facts.fact import CitationRef, cite
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase
 from vllm_quant_mcp.knowledge.names import nearest
-from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_where
+from vllm_quant_mcp.knowledge.registry.across import release_spans, tags_having, tags_where
 from vllm_quant_mcp.knowledge.registry.model import CliFlag, QuantizationMethod, Registry
 from vllm_quant_mcp.knowledge.support.architecture import architecture_judgement
 from vllm_quant_mcp.knowledge.support.curated import dissent, kv_fact
@@ -98,7 +98,7 @@ def lookup_flag(ctx: ToolContext, registry: Registry, written: str) -> tuple[Cli
     if found is not None:
         return found
     near = nearest(written, (f.name for f in registry.cli_flags))
-    tags = tags_where(ctx.store, lambda r: r.find_flag(written) is not None)
+    tags = tags_having(ctx.store, [("cli_flags", written)])[("cli_flags", written)]
     hint = f" Nearest flags at {registry.tag}: {', '.join(near)}." if near else ""
     raise InvalidServeArgsError(
         f"`{written}` is not a `vllm serve` flag at {registry.tag}; {_elsewhere(ctx, tags)}.{hint} "
