@@ -21,7 +21,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
 from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, Cap, Interpreter, Modules, Scope, Shared
-from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, message, text
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import MessageSite, MessageStyle
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -50,6 +50,8 @@ MAX_MESSAGE_CHARS = 600
 # Conditions worth binding a GPU for: the rest never read one, and evaluating them would only cost time.
 _GPU_WORDS = re.compile(r"capability|is_blackwell|is_hopper|is_sm\d|is_device|DeviceCapability|\bsm_?\d{2,3}\b", re.I)
 _PREFILTER = (b"raise ", b"logger.", b"log.")
+_LOGGER = re.compile(r"_?(logger|log|LOGGER)\Z")
+_LEVEL = re.compile(r"(info|info_once|warning|warning_once|warn|error|exception|critical)\Z")
 
 
 def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
@@ -61,7 +63,7 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
         data = tree.read_bytes(path)
         if not any(word in data for word in _PREFILTER):
             continue
-        for captures in matches("messages", tree.parse(path).root_node):
+        for captures in _sites_in(tree.parse(path).root_node, data):
             site = _site(tree, path, captures, gpus)
             if site is None:
                 continue
@@ -69,6 +71,49 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
             names[site.name] = seen
             sites.append(site if seen == 1 else site.model_copy(update={"name": f"{site.name} #{seen}"}))
     return Extracted(sites, note=None if sites else "no raise or log call with a message on the start-up path")
+
+
+def _sites_in(root: tree_sitter.Node, data: bytes) -> list[dict[str, list[tree_sitter.Node]]]:
+    """Each `raise X("...")` and `logger.<level>("...")` of a file, in the order written, found from where the words
+    `raise` and `log` stand in its bytes (a query over every call of the file took 0.24 s a release; this, 0.02 s):
+    `raise` opens a raise statement whose exception is built by a call; a logger is `logger`, `log` or `LOGGER`
+    (an underscore before allowed), called through a level method."""
+    found: dict[int, dict[str, list[tree_sitter.Node]]] = {}
+    for word in (b"raise", b"log", b"LOGGER"):
+        start = data.find(word)
+        while start != -1:
+            node = root.descendant_for_byte_range(start, start + len(word))
+            captures = _raised(node) if word == b"raise" else _logged(node)
+            if captures is not None:
+                top = captures["raise" if "raise" in captures else "log"][0]
+                found.setdefault(top.start_byte, captures)
+            start = data.find(word, start + len(word))
+    return [found[at] for at in sorted(found)]
+
+
+def _raised(keyword: tree_sitter.Node | None) -> dict[str, list[tree_sitter.Node]] | None:
+    statement = keyword.parent if keyword is not None and keyword.type == "raise" else None
+    if statement is None or statement.type != "raise_statement":
+        return None
+    for call in (c for c in statement.named_children if c.type == "call"):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is not None and arguments is not None and arguments.named_child_count:
+            return {"raise": [statement], "raise.type": [function], "raise.message": [arguments.named_children[0]]}
+    return None
+
+
+def _logged(name: tree_sitter.Node | None) -> dict[str, list[tree_sitter.Node]] | None:
+    attribute = name.parent if name is not None and name.type == "identifier" else None
+    call = attribute.parent if attribute is not None and attribute.type == "attribute" else None
+    if attribute is None or call is None or call.type != "call" or call.child_by_field_name("function") != attribute:
+        return None
+    owner, level = attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute")
+    arguments = call.child_by_field_name("arguments")
+    if owner != name or level is None or arguments is None or arguments.type != "argument_list":
+        return None
+    if not _LOGGER.match(text(name)) or not _LEVEL.match(text(level)) or not arguments.named_child_count:
+        return None
+    return {"log": [call], "log.level": [level], "log.message": [arguments.named_children[0]]}
 
 
 def _site(

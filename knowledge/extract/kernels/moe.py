@@ -106,9 +106,10 @@ class MoeSelector:
         path = self.modules.module_path(target, ORACLE)
         if path is None:
             return
+        namespace = Obj(what="mk", attrs=_Namespace(self.linear, path))  # one: its names are read once
         for shared in (self.linear.shared, self.linear.installed):
             for expert in self.modules.tree.glob("vllm/model_executor/layers/fused_moe/**/*.py"):
-                shared.names[(expert, "mk")] = Obj(what="mk", attrs=_Namespace(self.linear, path))
+                shared.names[(expert, "mk")] = namespace
 
     def select(self, scheme: MoeScheme, parallel: Parallel, cap: Cap) -> MoeOutcome | None:
         path = f"{ORACLE}/{scheme.oracle}.py"

@@ -49,6 +49,7 @@ class KernelSelector:
         self.paths: set[str] = set()  # the candidates' modules, whose own package probes count too
         self._interpreters: dict[tuple[Cap | None, bool], Interpreter] = {}
         self._checks: dict[tuple[Any, ...], tuple[KernelVerdict, bool]] = {}
+        self._sites: dict[tuple[str, int], Any] | None = None
 
     def interpreter(self, cap: Cap | None, installed: bool = False) -> Interpreter:
         """Bound to one GPU; `installed` answers every package probe (`find_spec`) with: present."""
@@ -222,15 +223,19 @@ class KernelSelector:
 
     def _probe_sites(self) -> dict[tuple[str, int], Any]:
         """Every `find_spec(...)` call of vllm/utils and the kernels' own modules: how vLLM asks whether an optional
-        package is installed."""
+        package is installed. Read once: every GPU's installed interpreter forces the same lines."""
+        if self._sites is not None:
+            return self._sites
         sites: dict[tuple[str, int], Any] = {}
         for path in (*_UTILS, *self.paths):
             index = self.modules.index(path)
-            if index is None:
+            written = text(index.root) if index is not None else ""
+            if not any(probe in written for probe in _PROBE_CALLS):
                 continue
-            for at, source in enumerate(text(index.root).splitlines(), start=1):
+            for at, source in enumerate(written.splitlines(), start=1):
                 if any(probe in source for probe in _PROBE_CALLS):
                     sites[(path, at)] = object()  # a present module's spec: truthy, not None
+        self._sites = sites
         return sites
 
 
