@@ -109,7 +109,7 @@ def _logged(name: tree_sitter.Node | None) -> dict[str, list[tree_sitter.Node]] 
         return None
     owner, level = attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute")
     arguments = call.child_by_field_name("arguments")
-    if owner != name or level is None or arguments is None or arguments.type != "argument_list":
+    if name is None or owner != name or level is None or arguments is None or arguments.type != "argument_list":
         return None
     if not _LOGGER.match(text(name)) or not _LEVEL.match(text(level)) or not arguments.named_child_count:
         return None
