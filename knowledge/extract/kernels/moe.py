@@ -99,6 +99,8 @@ class MoeSelector:
         activation = self.modules.module_path("vllm.model_executor.layers.fused_moe.activation", ORACLE)
         named = activation is not None and self.modules.find_class("MoEActivation", activation) is not None
         self._silu: Member | str = Member("MoEActivation", "SILU") if named else "silu"
+        self._configs: dict[str, Obj] = {}
+        self._verdicts: dict[tuple[Any, ...], KernelVerdict] = {}
 
     def _seed_module_aliases(self) -> None:
         """`mk` in every expert module: the oracle's experts compare formats as `mk.FusedMoEActivationFormat.X`."""
@@ -305,14 +307,23 @@ class MoeSelector:
         return value if isinstance(value, Function) else None
 
     def _expert(self, ref: Any, config: Obj, weight: Obj, activation: Obj, fmt: Member, cap: Cap) -> KernelVerdict:
-        verdict, _, _ = self.linear.ask(
-            ref, "is_supported_config",
-            {"moe_config": config, "weight_key": weight, "activation_key": activation, "activation_format": fmt},
-            cap,
-        )  # fmt: skip
-        return verdict
+        """is_supported_config, asked once per class, layout, scheme and GPU: the walks and the forced values ask
+        the same classes (the config and keys are this selector's own objects, alive as long as it)."""
+        key = (ref.path, ref.name, id(config), id(weight), id(activation), fmt, cap)
+        if key not in self._verdicts:
+            self._verdicts[key], _, _ = self.linear.ask(
+                ref, "is_supported_config",
+                {"moe_config": config, "weight_key": weight, "activation_key": activation, "activation_format": fmt},
+                cap,
+            )  # fmt: skip
+        return self._verdicts[key]
 
     def _config(self, parallel: Parallel) -> Obj:
+        if parallel.name not in self._configs:
+            self._configs[parallel.name] = self._built_config(parallel)
+        return self._configs[parallel.name]
+
+    def _built_config(self, parallel: Parallel) -> Obj:
         ep = parallel.ep_size > 1
         flags = {
             "ep_size": parallel.ep_size, "tp_size": 1 if ep else 8, "dp_size": 1, "use_ep": ep,
