@@ -38,6 +38,7 @@ from vllm_quant_mcp.knowledge.extract.engine.values import (
 __all__ = ["Expressions"]
 
 _MISSING = object()
+_FSTRING = object()  # in the literals cache: an f-string, whose value each frame makes anew
 _TYPES: dict[str, type] = {
     "str": str,
     "int": int,
@@ -63,17 +64,16 @@ class Expressions(Statements):
     def _expr(self, node: tree_sitter.Node, frame: Scope) -> Any:
         self._tick(node, frame)
         kind = node.type
-        if kind in ("string", "concatenated_string") and _interpolates(node):
-            return self._fstring(node, frame)
         if kind in ("string", "concatenated_string", "integer", "float"):
             known = self.shared.literals.get(node.id, _MISSING)
             if known is _MISSING:
                 try:
-                    known = literal(node)
+                    fstring = kind in ("string", "concatenated_string") and _interpolates(node)
+                    known = _FSTRING if fstring else literal(node)
                 except NotLiteral:
                     known = text(node)  # a string beyond a literal (bytes with escapes): its text stands in
                 self.shared.literals[node.id] = known
-            return known
+            return self._fstring(node, frame) if known is _FSTRING else known
         if kind == "true":
             return True
         if kind == "false":
