@@ -40,7 +40,7 @@ __all__ = ["Names"]
 
 _PLATFORM_MODULES = {"vllm.platforms"}
 _ENV_WORDS: dict[str, Any] = {"0": False, "false": False, "1": True, "true": True, "none": None, "": None}
-_TORCH_DTYPES = {"float16", "bfloat16", "float32", "half", "float", "uint8", "int8", "float8_e4m3fn"}
+_TORCH_DTYPES = {"float16", "bfloat16", "float32", "half", "float", "uint8", "int8", "float8_e4m3fn", "float8_e4m3fnuz"}
 _KNOWN_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "replace"}
 
 _BUILTINS: dict[str, Builtin] = {

@@ -7,7 +7,8 @@ that holds. The loop is replayed here as written; the list, its reordering (`pri
 whose rule `prefers_humming` is interpreted for the GPU), the `--linear-backend` map and every check are
 read from the tree. A check that probes an optional package (`has_humming()`, `has_flashinfer()`) is
 answered as if the package is installed, and says so; whether the release's requirements install it is
-for the build conditions to tell.
+for the build conditions to tell. On ROCm the interpreter is told the GPU's gfx name, which
+vllm/platforms/rocm.py reads at import (`_GCN_ARCH`) and its `on_gfx9()`-style checks compare.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from vllm_quant_mcp.knowledge.extract.attention.select import ROCM_ARCH
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Interpreter, Modules, Obj, Shared, Unknown
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
 from vllm_quant_mcp.knowledge.extract.engine.values import Function
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.schemes import MP_LIST
-from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict, Platform
 from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 
 __all__ = ["HUMMING_RULE", "KernelSelector", "probes_a_package"]
@@ -35,10 +37,20 @@ _UTILS = ("vllm/utils/import_utils.py", "vllm/utils/flashinfer.py", "vllm/utils/
 
 
 class KernelSelector:
-    """Walks candidate lists for one tree on CUDA; checks are cached per kernel, scheme and (where asked) GPU."""
+    """Walks candidate lists for one tree on one platform; checks are cached per kernel, scheme and (where asked)
+    GPU."""
 
-    def __init__(self, modules: Modules, constants: Constants, env: dict[str, str | None], humming: bool) -> None:
+    def __init__(
+        self,
+        modules: Modules,
+        constants: Constants,
+        env: dict[str, str | None],
+        humming: bool,
+        platform: Platform = "cuda",
+    ) -> None:
         self.modules = modules
+        self.constants = constants
+        self.platform: Platform = platform
         # Two sets of lookups: the interpreters that answer package probes as present must not share cached
         # results with those that leave them open.
         self.shared = constants.shared
@@ -57,7 +69,10 @@ class KernelSelector:
         if key not in self._interpreters:
             forced = self._probe_sites() if installed else {}
             shared = self.installed if installed else self.shared
-            self._interpreters[key] = Interpreter(self.modules, "cuda", cap, self.env, shared, forced=forced)
+            arch = ROCM_ARCH.get(cap) if self.platform == "rocm" and cap is not None else None
+            self._interpreters[key] = Interpreter(
+                self.modules, self.platform, cap, self.env, shared, arch=arch, forced=forced
+            )
         return self._interpreters[key]
 
     def select(
@@ -92,6 +107,7 @@ class KernelSelector:
         final: Verdict = "conditional" if pending else "yes" if chosen is not None else "no"
         return KernelOutcome(
             capabilities=[str(cap)],
+            platform=self.platform,
             linear_backend=backend,
             verdict=final,
             kernel=chosen,
