@@ -158,6 +158,10 @@ class Names(ABC):
             return Builtin(self._env_is_set)
         if owner == "envs":
             return self._env(attr, frame.path, node)
+        if attr == "gcnArchName" and self.platform.arch is not None:
+            # `torch.cuda.get_device_properties(0).gcnArchName`: how ROCm releases before amdsmi read the gfx name
+            self._assumed.add(CAPABILITY)
+            return self.platform.arch
         obj = self._expr(obj_node, frame) if obj_node is not None else None
         if isinstance(obj, Unknown):
             return obj
