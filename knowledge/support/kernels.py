@@ -205,7 +205,6 @@ def _auto_linear(
         why += f"; with VLLM_DISABLED_KERNELS={outcome.kernel}: {outcome.runner_up.kernel}"
     if forced:
         why += f"; {', '.join(forced)}"
-    checks = [c for v in outcome.considered for c in v.checks]
     taken = [v for v in outcome.considered if v.verdict == "yes"] + ([outcome.runner_up] if outcome.runner_up else [])
     return Judgement(
         subject=f"linear kernel for --quantization {method}",
@@ -215,9 +214,7 @@ def _auto_linear(
         basis="source",
         via=outcome.kernel,
         why=why,
-        evidence=[_evidence(c, registry.tag) for c in [*checks, *([outcome.reordered] if outcome.reordered else [])]][
-            :6
-        ],
+        evidence=_deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else []),
         assumptions=[
             *registry.kernel_support.assumptions,
             f"{method} builds a {selection.name} layer (curated)",
@@ -318,7 +315,6 @@ def _moe_judgement(
         why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
     else:
         why += "; --moe-backend <name> asks for one backend and raises if it refuses"
-    checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]
     return Judgement(
         subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
         gpu=gpu,
@@ -327,7 +323,7 @@ def _moe_judgement(
         basis="source",
         via=outcome.backend,
         why=why,
-        evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        evidence=_deciding(registry.tag, outcome.considered),
         assumptions=registry.kernel_support.moe_assumptions,
     )
 
@@ -393,6 +389,14 @@ def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
             else:
                 said.append(f"{verdict.kernel}: {condition}")
     return list(dict.fromkeys(said))
+
+
+def _deciding(tag: str, considered: list[KernelVerdict], extra: list[Check] | None = None) -> list[Evidence]:
+    """At most six lines: why the candidates ahead were passed over, then the line where the pick accepted (last,
+    as the deciding line a one-line citation takes)."""
+    picked = [c for v in considered if v.verdict == "yes" for c in v.checks][-1:]
+    passed = [c for v in considered for c in _checks(v)] + (extra or [])
+    return [_evidence(c, tag) for c in [*passed[: 6 - len(picked)], *picked]]
 
 
 def _checks(verdict: KernelVerdict) -> list[Check]:
