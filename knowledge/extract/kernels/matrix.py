@@ -47,9 +47,10 @@ BACKEND_MAP = "_LINEAR_BACKEND_KERNEL_MAP"
 _ROCM = "[ROCM]"  # the name suffix of a list's PlatformEnum.ROCM member
 ASSUMED = (
     "CUDA, and ROCm on MI300X (gfx942, 9.4) and MI355X (gfx950, 9.5); a 4096 x 4096 linear layer at tensor parallel"
-    " 1 with bfloat16 activations; VLLM_DISABLED_KERNELS unset; --linear-backend auto unless an outcome says "
-    "otherwise; an optional package a kernel probes for (humming, flashinfer, deep_gemm, conch) installed, stated "
-    "per kernel as a condition"
+    " 1 with bfloat16 activations; VLLM_DISABLED_KERNELS unset and every other VLLM_* at its envs.py default (on "
+    "ROCm, VLLM_ROCM_USE_AITER and VLLM_ROCM_USE_SKINNY_GEMM as the release defaults them); --linear-backend auto "
+    "unless an outcome says otherwise; an optional package a kernel probes for (humming, flashinfer, deep_gemm, "
+    "conch) installed, stated per kernel as a condition"
 )
 
 
