@@ -44,7 +44,6 @@ _OLD_LISTS = {
     "_POSSIBLE_INT8_KERNELS": (f"{_OLD}/scaled_mm/__init__.py", "_POSSIBLE_KERNELS"),
 }
 BACKEND_MAP = "_LINEAR_BACKEND_KERNEL_MAP"
-_ROCM = "[ROCM]"  # the name suffix of a list's PlatformEnum.ROCM member
 ASSUMED = (
     "CUDA, and ROCm on MI300X (gfx942, 9.4) and MI355X (gfx950, 9.5); a 4096 x 4096 linear layer at tensor parallel"
     " 1 with bfloat16 activations; VLLM_DISABLED_KERNELS unset and every other VLLM_* at its envs.py default (on "
@@ -91,7 +90,7 @@ def _derived(tree: SourceTree) -> Extracted[tuple[list[KernelList], KernelSuppor
         constants = Constants(modules, Shared(), "rocm", cap)
         rocm = KernelSelector(modules, constants, env, humming, "rocm")
         on_rocm = _lists(tree, locations, rocm)
-        shown += [e for e, _ in on_rocm.values() if cap == ROCM_GRID[0] and e.name.endswith(_ROCM)]
+        shown += [e for name, (e, _) in on_rocm.items() if cap == ROCM_GRID[0] and e.name != name]
         selections = _merged(selections, _selections(on_rocm, rocm, covers, (cap,)))
         moe = _merged(moe, _moe(tree, MoeSelector(rocm, constants), (cap,)))
     support = KernelSupport(
@@ -108,7 +107,8 @@ def _lists(
     tree: SourceTree, locations: dict[str, tuple[str, str]], selector: KernelSelector
 ) -> dict[str, tuple[KernelList, list[ClassRef]]]:
     """Each list by the name the schemes know it, as its platform's member (a dict keyed by PlatformEnum) or whole
-    (an older list every platform walks); a ROCm member is named `name[ROCM]`, so the kinds keeps both apart."""
+    (an older list every platform walks); a member other than CUDA's is named `name[ROCM]`, so the kind keeps them
+    apart."""
     it = selector.interpreter(None)
     member = selector.platform.upper()
     lists: dict[str, tuple[KernelList, list[ClassRef]]] = {}
@@ -121,7 +121,7 @@ def _lists(
         shown = name
         if isinstance(value, dict):
             value = next((v for k, v in value.items() if isinstance(k, Member) and k.name == member), [])
-            shown = name if member == "CUDA" else f"{name}{_ROCM}"
+            shown = name if member == "CUDA" else f"{name}[{member}]"
         refs = [ref for ref in (class_ref(v) for v in value) if ref is not None] if isinstance(value, list) else []
         entry = KernelList(name=shown, provenance=tree.provenance(path, line(node)), kernels=[r.name for r in refs])
         lists[name] = (entry, refs)
