@@ -175,7 +175,7 @@ class MoeSelector:
         if probes_a_package(value):  # has_deep_gemm(), has_flashinfer_moe(): answered as installed, and said so
             it = self.linear.interpreter(cap, installed=True)
             value, conditions = it.call_function(path, name, **kwargs), ["its optional packages are installed"]
-        base: dict[str, Any] = {"capabilities": [str(cap)], "parallel": parallel.name}
+        base: dict[str, Any] = {"capabilities": [str(cap)], "platform": self.linear.platform, "parallel": parallel.name}
         if isinstance(value, Member):
             where = it.decided_at or (path, line(select))
             check = Check(why=f"{value.name}: the check chain returns it here", path=where[0], line=where[1])
