@@ -71,8 +71,9 @@ def test_humming_after_machete_holds_on_the_release_pin_of_humming_kernels_at_v0
 
 def test_linear_backend_marlin_for_gptq_on_h100_at_v0_33_0_is_judged_by_marlins_walk_not_the_auto_pick(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
-    (linear,) = kernel_judgements(registries["v0.33.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="marlin")
+    (linear,) = kernel_judgements(registries["v0.33.0"], "gptq_marlin", gpu("h100"), moe=False, linear_backend="marlin")
     assert (linear.subject, linear.verdict, linear.via) == (
         "linear kernel for --quantization gptq_marlin with --linear-backend marlin",
         "yes",
@@ -87,16 +88,17 @@ def test_linear_backend_marlin_for_gptq_on_h100_at_v0_33_0_is_judged_by_marlins_
 
 def test_a_linear_backend_naming_no_gptq_kernel_falls_back_to_auto_at_v0_33_0_and_raises_at_v0_26_0(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
     """--linear-backend flashinfer_cudnn covers only an NVFP4 kernel: v0.28.0 on warn and select as with auto
     (_resolve_backend_kernels); before, choose_mp_linear_kernel raised ValueError."""
     (later,) = kernel_judgements(
-        registries["v0.33.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="flashinfer_cudnn"
+        registries["v0.33.0"], "gptq_marlin", gpu("h100"), moe=False, linear_backend="flashinfer_cudnn"
     )
     assert (later.verdict, later.via) == ("yes", "MacheteLinearKernel")
     assert "names no kernel of the gptq-w4a16 list: vLLM warns (" in later.why and "selects as with auto" in later.why
     (earlier,) = kernel_judgements(
-        registries["v0.26.0"], "gptq_marlin", "h100", 90, moe=False, linear_backend="flashinfer_cudnn"
+        registries["v0.26.0"], "gptq_marlin", gpu("h100"), moe=False, linear_backend="flashinfer_cudnn"
     )
     assert (earlier.verdict, earlier.via) == ("no", None)
     assert (
@@ -105,4 +107,4 @@ def test_a_linear_backend_naming_no_gptq_kernel_falls_back_to_auto_at_v0_33_0_an
     (raised,) = [e for e in earlier.evidence if "mixed-precision" in e.why]
     source = release_tree("0.26.0").read_text(raised.path).splitlines()
     assert source[raised.line - 1].strip() == "raise ValueError(" and "not filtered" in source[raised.line - 2]
-    assert kernel_support(registries["v0.26.0"], "gptq_marlin", 90, "flashinfer_cudnn") is None
+    assert kernel_support(registries["v0.26.0"], "gptq_marlin", gpu("h100"), "flashinfer_cudnn") is None
