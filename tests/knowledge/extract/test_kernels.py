@@ -281,3 +281,19 @@ def test_the_fp8_quant_keys_hold_fnuz_on_gfx942_and_e4m3fn_on_gfx950_as_rocm_fp8
     }
     assert dtypes[Cap(9, 4)] == "float8_e4m3fnuz" and dtypes[Cap(9, 5)] == "float8_e4m3fn"
     assert Constants(modules, Shared()).keys["kFp8StaticTensorSym"].attrs["dtype"] == "float8_e4m3fn"
+
+
+def test_the_rocm_members_show_in_diff_tags_as_their_own_kernels_entries_from_v0_17_0_to_v0_33_0() -> None:
+    # v0.17.0 linear/__init__.py:137 ROCM: [ConchLinearKernel, ExllamaLinearKernel]; v0.33.0 :549 puts the RDNA and
+    # Triton W4A16 kernels ahead, and the FP8 list (:468) the three AITER kernels ahead of ROCmFP8ScaledMMLinearKernel
+    old, new = (extract_kernel_lists(release_tree(v)).entries for v in ("0.17.0", "0.33.0"))
+    diff = diff_kind(list(old), list(new), "kernels")
+    changed = {c.name: c.changes["kernels"] for c in diff.changed}
+    assert changed["_POSSIBLE_KERNELS[ROCM]"].before == ["ConchLinearKernel", "ExllamaLinearKernel"]
+    assert changed["_POSSIBLE_KERNELS[ROCM]"].after[:3] == [
+        "RDNA3W4A16LinearKernel",
+        "RDNAHybridW4A16LinearKernel",
+        "TritonW4A16LinearKernel",
+    ]
+    assert changed["_POSSIBLE_FP8_KERNELS[ROCM]"].after[3] == "ROCmFP8ScaledMMLinearKernel"
+    assert "_POSSIBLE_FP8_BLOCK_KERNELS[ROCM]" in {a.name for a in diff.added}
