@@ -17,7 +17,7 @@ from typing import Any
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.attention.select import ROCM_ARCH
+from vllm_quant_mcp.knowledge.extract.attention.select import arch_of
 from vllm_quant_mcp.knowledge.extract.engine import (
     Cap,
     ClassRef,
@@ -30,6 +30,7 @@ from vllm_quant_mcp.knowledge.extract.engine import (
     Shared,
 )
 from vllm_quant_mcp.knowledge.extract.engine.syntax import text
+from vllm_quant_mcp.knowledge.registry.kernels import Platform
 
 __all__ = ["QUANT_UTILS", "Constants", "Dtype", "scalar_type"]
 
@@ -60,18 +61,20 @@ class Constants:
     """The QuantKey constants of one tree on one platform (on ROCm, one GPU), by name, and the shared lookups that
     make the interpreter see them."""
 
-    def __init__(self, modules: Modules, shared: Shared, platform: str = "cuda", cap: Cap | None = None) -> None:
+    def __init__(self, modules: Modules, shared: Shared, platform: Platform = "cuda", cap: Cap | None = None) -> None:
         self.modules = modules
         self.shared = shared
         self.keys: dict[str, Obj] = {}
-        arch = ROCM_ARCH.get(cap) if platform == "rocm" and cap is not None else None
-        self._it = Interpreter(modules, platform, cap, {}, shared, arch=arch)
+        self._it = Interpreter(modules, platform, cap, {}, shared, arch=arch_of(platform, cap))
         index = modules.index(QUANT_UTILS)
         self._statements = _attribute_assignments(index.root) if index is not None else {}
         # `FP8_DTYPE = current_platform.fp8_dtype()`: float8_e4m3fn on CUDA, which inherits it from the platform
         # interface; on ROCm RocmPlatform.fp8_dtype() is interpreted for the GPU's arch (is_fp8_fnuz: gfx94x).
-        fp8 = index.assignment("FP8_DTYPE") if index is not None and platform == "rocm" else None
-        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self._build(fp8) if fp8 is not None else Dtype("float8_e4m3fn")
+        fp8 = index.assignment("FP8_DTYPE") if index is not None else None
+        if platform == "cuda":
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = Dtype("float8_e4m3fn")
+        elif fp8 is not None:
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self._build(fp8)
         if index is not None:
             for name in _module_names(index.root):
                 if name.startswith("k"):
@@ -84,7 +87,9 @@ class Constants:
 
     def seed(self, shared: Shared) -> None:
         """The same constants in another interpreter's lookups (one whose run-time checks are decided otherwise)."""
-        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self.shared.names[(QUANT_UTILS, "FP8_DTYPE")]
+        fp8 = self.shared.names.get((QUANT_UTILS, "FP8_DTYPE"))
+        if fp8 is not None:
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = fp8
         for name, built in self.keys.items():
             shared.names[(QUANT_UTILS, name)] = built
         shared.values.update(self._scalars)

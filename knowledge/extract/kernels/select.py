@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from vllm_quant_mcp.knowledge.extract.attention.select import ROCM_ARCH
+from vllm_quant_mcp.knowledge.extract.attention.select import arch_of
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Interpreter, Modules, Obj, Shared, Unknown
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
 from vllm_quant_mcp.knowledge.extract.engine.values import Function
@@ -69,9 +69,8 @@ class KernelSelector:
         if key not in self._interpreters:
             forced = self._probe_sites() if installed else {}
             shared = self.installed if installed else self.shared
-            arch = ROCM_ARCH.get(cap) if self.platform == "rocm" and cap is not None else None
             self._interpreters[key] = Interpreter(
-                self.modules, self.platform, cap, self.env, shared, arch=arch, forced=forced
+                self.modules, self.platform, cap, self.env, shared, arch=arch_of(self.platform, cap), forced=forced
             )
         return self._interpreters[key]
 
