@@ -267,6 +267,9 @@ def test_fp8_moe_on_mi300x_at_v0_32_0_is_triton_experts_after_aiter_refuses_with
         aiter = outcome.considered[0]
         assert aiter.kernel == "AITER: AiterExperts" and aiter.verdict == "no"
         assert "set VLLM_ROCM_USE_AITER=1" in aiter.checks[0].why and aiter.checks[0].line == 475
+        # utils/deep_gemm.py:115 current_platform.support_deep_gemm(): RocmPlatform inherits interface.py:1368's False
+        deep_gemm = next(v for v in outcome.considered if v.kernel.startswith("DEEPGEMM"))
+        assert deep_gemm.verdict == "no"
         # experts/triton_moe.py:91, TritonExperts.is_supported_config's `return True, None`
         accepted = outcome.considered[-1].checks[-1]
         assert _source_line("0.32.0", accepted.path, accepted.line).strip() == "return True, None"
