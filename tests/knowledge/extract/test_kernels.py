@@ -276,14 +276,16 @@ def test_fp8_moe_on_mi300x_at_v0_32_0_is_triton_experts_after_aiter_refuses_with
 
 
 def test_the_fp8_quant_keys_hold_fnuz_on_gfx942_and_e4m3fn_on_gfx950_as_rocm_fp8_dtype_answers() -> None:
-    # quant_utils.py:21 FP8_DTYPE = current_platform.fp8_dtype(); platforms/rocm.py:1188-1190 is_fp8_fnuz: "gfx94"
-    modules = Modules(release_tree("0.32.0"))
-    dtypes = {
-        cap: Constants(modules, Shared(), "rocm", cap).keys["kFp8StaticTensorSym"].attrs["dtype"]
-        for cap in (Cap(9, 4), Cap(9, 5))
-    }
-    assert dtypes[Cap(9, 4)] == "float8_e4m3fnuz" and dtypes[Cap(9, 5)] == "float8_e4m3fn"
-    assert Constants(modules, Shared()).keys["kFp8StaticTensorSym"].attrs["dtype"] == "float8_e4m3fn"
+    # quant_utils.py FP8_DTYPE = current_platform.fp8_dtype(); is_fp8_fnuz is `"gfx94" in ...`: of _GCN_ARCH at
+    # v0.32.0 (platforms/rocm.py:1188-1190), of torch.cuda.get_device_properties(0).gcnArchName at v0.14.0 (:525-527)
+    for version in ("0.14.0", "0.32.0"):
+        modules = Modules(release_tree(version))
+        dtypes = {
+            cap: Constants(modules, Shared(), "rocm", cap).keys["kFp8StaticTensorSym"].attrs["dtype"]
+            for cap in (Cap(9, 4), Cap(9, 5))
+        }
+        assert dtypes[Cap(9, 4)] == "float8_e4m3fnuz" and dtypes[Cap(9, 5)] == "float8_e4m3fn"
+        assert Constants(modules, Shared()).keys["kFp8StaticTensorSym"].attrs["dtype"] == "float8_e4m3fn"
 
 
 def test_the_rocm_members_show_in_diff_tags_as_their_own_kernels_entries_from_v0_17_0_to_v0_33_0() -> None:
