@@ -40,10 +40,15 @@ class KernelVerdict(Frozen):
     kernel: str
     verdict: Verdict
     checks: list[Check] = Field(
-        default=[], description="no: the failing check; conditional: the run-time checks; yes: the accepting line."
+        default=[],
+        description="no: the failing check; conditional: the run-time checks; yes: the return a check chain reached "
+        "(an oracle before v0.17).",
     )
     conditions: list[str] = Field(
         default=[], description="What the verdict assumed of the install (an optional package present), if anything."
+    )
+    accepted: Check | None = Field(
+        default=None, description="yes: the return of the class's own check (can_implement, is_supported_config)."
     )
 
 

@@ -394,7 +394,7 @@ def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
 def _deciding(tag: str, considered: list[KernelVerdict], extra: list[Check] | None = None) -> list[Evidence]:
     """At most six lines: why the candidates ahead were passed over, then the line where the pick accepted (last,
     as the deciding line a one-line citation takes)."""
-    picked = [c for v in considered if v.verdict == "yes" for c in v.checks][-1:]
+    picked = [v.accepted for v in considered if v.verdict == "yes" and v.accepted is not None][-1:]
     passed = [c for v in considered for c in _checks(v)] + (extra or [])
     return [_evidence(c, tag) for c in [*passed[: 6 - len(picked)], *picked]]
 

@@ -150,7 +150,7 @@ class KernelSelector:
         """The kernel's verdict and whether reaching it asked for the GPU."""
         asked = False
         conditions: list[str] = []
-        accepted: list[Check] = []
+        accepted: Check | None = None
         # The mixed-precision chooser compares get_min_capability(); the others ask is_supported(capability), and
         # an older scaled-mm kernel without it is compared by get_min_capability() too.
         method = "get_min_capability" if list_name == MP_LIST else "is_supported"
@@ -162,15 +162,17 @@ class KernelSelector:
             conditions += needs
             if outcome.verdict != "yes":
                 return outcome, asked
-            accepted = outcome.checks
+            accepted = outcome.accepted
         outcome, gpu, needs = self._ask(ref, "can_implement", config, cap)
         asked = asked or gpu
         conditions += needs
         if outcome.verdict != "yes":
             return outcome.model_copy(update={"conditions": list(dict.fromkeys(conditions))}), asked
         conditions = list(dict.fromkeys(conditions))  # is_supported and can_implement may probe the same package
-        checks = outcome.checks or accepted  # the accepting line: can_implement's, else is_supported's
-        return KernelVerdict(kernel=ref.name, verdict="yes", checks=checks, conditions=conditions), asked
+        accepted = outcome.accepted or accepted  # can_implement's return, else is_supported's
+        return KernelVerdict(
+            kernel=ref.name, verdict="yes", checks=outcome.checks, conditions=conditions, accepted=accepted
+        ), asked
 
     def _ask(
         self, ref: ClassRef, method: str, config: dict[str, Any], cap: Cap
@@ -232,8 +234,8 @@ class KernelSelector:
             if not value[0]:
                 why = f"{kernel}.{method}: {value[1]}" if isinstance(value[1], str) else f"{kernel}.{method}"
                 return KernelVerdict(kernel=kernel, verdict="no", checks=[_check(why, *where)]), asked, needs
-            accepts = _check(f"{kernel}.{method} holds", *where)
-            return KernelVerdict(kernel=kernel, verdict="yes", checks=[accepts]), asked, needs
+            accepted = _check(f"{kernel}.{method} holds", *where)
+            return KernelVerdict(kernel=kernel, verdict="yes", accepted=accepted), asked, needs
         reasons = value.reasons[:4] if isinstance(value, Unknown) else ()
         checks = [_check(r.why, r.path, r.line) for r in reasons] or [
             _check(f"{kernel}.{method} answers a value known only at run time", check.path, line(check.node))

@@ -232,7 +232,8 @@ def test_fp8_w8a8_at_v0_32_0_is_rocm_skinny_gemm_on_mi300x_and_mi355x_where_h100
         # scaled_mm/aiter.py:234-237: is_linear_hipbmm_enabled() is false with VLLM_ROCM_USE_AITER unset (envs.py)
         assert all(v.verdict == "no" and "VLLM_ROCM_USE_AITER=1" in v.checks[0].why for v in aiter)
         assert aiter[0].checks[0].path.endswith("scaled_mm/aiter.py") and aiter[0].checks[0].line == 235
-        accepted = rocm.considered[-1].checks[-1]
+        accepted = rocm.considered[-1].accepted
+        assert accepted is not None
         # scaled_mm/rocm.py:107, ROCmFP8ScaledMMLinearKernel.can_implement: per-tensor scales on both sides
         assert (accepted.path.rsplit("/", 1)[-1], accepted.line) == ("rocm.py", 107)
         assert _source_line("0.32.0", accepted.path, accepted.line).strip() == "return True, None"
@@ -254,7 +255,8 @@ def test_gptq_w4a16_on_mi300x_at_v0_32_0_is_triton_w4a16_after_both_rdna_kernels
     assert "requires gfx1100" in _source_line("0.32.0", rdna3.checks[0].path, rdna3.checks[0].line)
     assert hybrid.verdict == "no" and "only targets gfx11/gfx12" in hybrid.checks[0].why
     # mixed_precision/triton_w4a16.py:357, the last return of can_implement
-    assert triton.checks[-1].line == 357 and triton.checks[-1].path.endswith("triton_w4a16.py")
+    assert triton.accepted is not None and triton.accepted.path.endswith("triton_w4a16.py")
+    assert triton.accepted.line == 357
     assert outcome.runner_up is not None and outcome.runner_up.kernel == "ConchLinearKernel"
 
 
@@ -271,7 +273,8 @@ def test_fp8_moe_on_mi300x_at_v0_32_0_is_triton_experts_after_aiter_refuses_with
         deep_gemm = next(v for v in outcome.considered if v.kernel.startswith("DEEPGEMM"))
         assert deep_gemm.verdict == "no"
         # experts/triton_moe.py:91, TritonExperts.is_supported_config's `return True, None`
-        accepted = outcome.considered[-1].checks[-1]
+        accepted = outcome.considered[-1].accepted
+        assert accepted is not None
         assert _source_line("0.32.0", accepted.path, accepted.line).strip() == "return True, None"
 
 

@@ -18,10 +18,9 @@ def test_the_kernels_kind_from_v0_31_0_to_v0_32_0_names_the_gptq_w4a16_walk_on_s
     assert gptq.capabilities == ["9.0"]
     (line,) = [t for t in render(page).splitlines() if "linear gptq-w4a16, --linear-backend auto on 9.0" in t]
     before, after = line.split(" → ")
-    assert gptq.before is not None
-    first, walked = gptq.before.decided_by[0], gptq.before.decided_by[-1]  # first: Machete's accepting line, if kept
-    assert before.endswith(f"MacheteLinearKernel, then MarlinLinearKernel; {first.path}:{first.line}")
-    assert (walked.path, walked.line) == ("vllm/model_executor/kernels/linear/__init__.py", 500)
+    assert before.endswith(
+        "MacheteLinearKernel, then MarlinLinearKernel; vllm/model_executor/kernels/linear/__init__.py:500"
+    )
     assert after == f"MacheteLinearKernel, then HummingLinearKernel; {PRIORITY}:26"
     assert page.total == len(page.kernel_picks) + sum(
         len(k.changed) + len(k.added) + len(k.removed) for k in page.kinds
