@@ -18,13 +18,13 @@ from typing import Literal
 from pydantic import Field
 
 from .entry import Frozen
-from .kernels import KernelOutcome, KernelSelection, KernelSupport, KernelVerdict, MoeOutcome, MoeSelection
+from .kernels import KernelOutcome, KernelSelection, KernelSupport, KernelVerdict, MoeOutcome, MoeSelection, Platform
 from .matrix import Check, Verdict
 
 __all__ = ["KernelChange", "KernelPick", "diff_kernel_support"]
 
 Layer = Literal["linear", "moe"]
-_Key = tuple[Layer, str, str, str | None]  # layer, scheme, backend value, parallel layout (MoE)
+_Key = tuple[Layer, str, str, str | None, Platform]  # layer, scheme, backend value, parallel layout (MoE), platform
 _DECIDING = 3  # lines of the walk cited per side, besides the list walked
 
 
@@ -50,6 +50,9 @@ class KernelChange(Frozen):
     scheme: str
     backend: str = Field(description="The --linear-backend or --moe-backend value walked (auto: the priority list).")
     parallel: str | None = Field(default=None, description="MoE: tp, or ep<N> with --enable-expert-parallel.")
+    platform: Platform = Field(
+        default="cuda", description="cuda, or rocm (AMD Instinct by the capability torch reports)."
+    )
     capabilities: list[str]
     before: KernelPick | None = Field(description="At the from tag; null where it walked no such scheme or value.")
     after: KernelPick | None = Field(description="At the to tag; null where it walks no such scheme or value.")
@@ -68,7 +71,14 @@ def diff_kernel_support(old: KernelSupport, new: KernelSupport) -> list[KernelCh
             if (a and a.meaning()) == (b and b.meaning()):
                 continue
             change = KernelChange(
-                layer=key[0], scheme=key[1], backend=key[2], parallel=key[3], capabilities=[], before=a, after=b
+                layer=key[0],
+                scheme=key[1],
+                backend=key[2],
+                parallel=key[3],
+                platform=key[4],
+                capabilities=[],
+                before=a,
+                after=b,
             )
             grouped.setdefault(change.model_dump_json(), (change, []))[1].append(cap)
     return [change.model_copy(update={"capabilities": caps}) for change, caps in grouped.values()]
@@ -87,7 +97,7 @@ def _linear(selections: list[KernelSelection]) -> Iterator[tuple[_Key, list[str]
     for s in selections:
         walked = Check(why=f"the {s.name} priority list", path=s.provenance.path, line=s.provenance.line)
         for o in s.outcomes:
-            yield ("linear", s.name, o.linear_backend, None), o.capabilities, _linear_pick(o, walked)
+            yield ("linear", s.name, o.linear_backend, None, o.platform), o.capabilities, _linear_pick(o, walked)
 
 
 def _linear_pick(outcome: KernelOutcome, walked: Check) -> KernelPick:
@@ -104,7 +114,7 @@ def _moe(selections: list[MoeSelection]) -> Iterator[tuple[_Key, list[str], Kern
     for s in selections:
         walked = Check(why=f"the {s.name} oracle", path=s.provenance.path, line=s.provenance.line)
         for o in s.outcomes:
-            yield ("moe", s.name, o.moe_backend, o.parallel), o.capabilities, _moe_pick(o, walked)
+            yield ("moe", s.name, o.moe_backend, o.parallel, o.platform), o.capabilities, _moe_pick(o, walked)
 
 
 def _moe_pick(outcome: MoeOutcome, walked: Check) -> KernelPick:

@@ -10,6 +10,8 @@ an optional package, a compiled op, the layer's shape), never a guess.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from vllm_quant_mcp.knowledge.sources.tree import Provenance
@@ -26,17 +28,27 @@ __all__ = [
     "LinearBackend",
     "MoeOutcome",
     "MoeSelection",
+    "Platform",
 ]
+
+
+Platform = Literal["cuda", "rocm"]
+_PLATFORM = "The platform walked: cuda (NVIDIA, by SM) or rocm (AMD Instinct, by the capability torch reports)."
 
 
 class KernelVerdict(Frozen):
     kernel: str
     verdict: Verdict
     checks: list[Check] = Field(
-        default=[], description="no: the failing check; conditional: the run-time checks; yes: the accepting line."
+        default=[],
+        description="no: the failing check; conditional: the run-time checks; yes: the return a check chain reached "
+        "(an oracle before v0.17).",
     )
     conditions: list[str] = Field(
         default=[], description="What the verdict assumed of the install (an optional package present), if anything."
+    )
+    accepted: Check | None = Field(
+        default=None, description="yes: the return of the class's own check (can_implement, is_supported_config)."
     )
 
 
@@ -44,6 +56,7 @@ class KernelOutcome(Frozen):
     """What the selection does on these capabilities: the kernel it picks, or why none."""
 
     capabilities: list[str] = Field(description="Compute capabilities, e.g. ['9.0'], sharing this outcome.")
+    platform: Platform = Field(default="cuda", description=_PLATFORM)
     linear_backend: str = Field(default="auto", description="The --linear-backend value the walk was made with.")
     verdict: Verdict
     kernel: str | None = Field(
@@ -58,7 +71,8 @@ class KernelOutcome(Frozen):
 
 
 class KernelList(Entry):
-    """One `_POSSIBLE_*` list on CUDA: `name` is the list, provenance its assignment, `kernels` in priority order."""
+    """One `_POSSIBLE_*` list: `name` is the list (its CUDA member; `name[ROCM]` the ROCm one), provenance its
+    assignment, `kernels` in priority order."""
 
     kernels: list[str]
 
@@ -90,6 +104,7 @@ class MoeOutcome(Frozen):
     """What an oracle does on these capabilities and parallel layout: the backend and expert class, or why none."""
 
     capabilities: list[str]
+    platform: Platform = Field(default="cuda", description=_PLATFORM)
     parallel: str = Field(description="tp (no expert parallelism) or ep<N> (--enable-expert-parallel over N GPUs).")
     verdict: Verdict
     backend: str | None = Field(default=None, description="The MoE backend enum member picked.")

@@ -7,21 +7,25 @@ or W4A16 kernel for a format whose activations are quantized runs weight-only (a
 an Emulation kernel dequantizes to BF16 (emulated). Whether the release's wheel compiles the picked kernel's
 op for the GPU is the cuda_archs kind's answer (support/cuda_archs.py); `--moe-backend X` is judged by the
 oracle's forced path, replayed per value. The GPU table answers where no kernel is derived, where checks ahead
-of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell).
+of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell). An AMD
+GPU reads the ROCm walk at the capability torch reports for its gfx arch (gfx942: 9.4); cuda_archs is CUDA's
+build only, so a ROCm pick carries no build condition.
 """
 
 from __future__ import annotations
 
+from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelection, KernelVerdict, MoeOutcome
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
 from vllm_quant_mcp.knowledge.support.backend_miss import backend_miss
 from vllm_quant_mcp.knowledge.support.cuda_archs import kernel_compiled
+from vllm_quant_mcp.knowledge.support.evaluate import capability_of
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
 
-__all__ = ["METHOD_SCHEMES", "capability", "kernel_judgements", "kernel_support"]
+__all__ = ["METHOD_SCHEMES", "kernel_judgements", "kernel_support"]
 
 # --quantization value -> (linear scheme, MoE scheme) of the kernels kind; read by hand from each method's
 # create_weights / process_weights_after_loading (curated: a method may build another config per checkpoint).
@@ -44,13 +48,8 @@ METHOD_SCHEMES: dict[str, tuple[str | None, str | None]] = {
 _WEIGHT_ONLY_WORDS = ("Marlin", "W4A16", "WNA16")
 
 
-def capability(sm: int | None) -> str | None:
-    """The registry's capability string for an SM number: 90 -> '9.0', 120 -> '12.0'."""
-    return None if sm is None else f"{sm // 10}.{sm % 10}"
-
-
 def kernel_support(
-    registry: Registry, method: str, sm: int | None, linear_backend: str = "auto"
+    registry: Registry, method: str, gpu: Gpu, linear_backend: str = "auto"
 ) -> tuple[Support, str] | None:
     """native, fallback or emulated from the linear kernel vLLM picks; None where the source picks none for certain.
 
@@ -58,14 +57,14 @@ def kernel_support(
     fallback ... dequant to BF16", their docstrings). A kernel whose compiled op the release's wheel does not
     build for the GPU (cuda_archs) is no certain pick: the GPU table answers.
     """
-    found = _linear(registry, method, sm, linear_backend)
-    if found is None or found[1].kernel is None or found[1].verdict != "yes" or sm is None:
+    found = _linear(registry, method, gpu, linear_backend)
+    if found is None or found[1].kernel is None or found[1].verdict != "yes":
         return None  # no kernel, or one behind checks decided on the machine: the GPU table answers
     selection, outcome = found
     if outcome.linear_backend != linear_backend and backend_miss(registry, selection).raises:
         return None  # the chooser raises before any kernel is tried: the linear judgement says so
     kernel = outcome.kernel or ""
-    compiled = kernel_compiled(registry, kernel, sm)
+    compiled = kernel_compiled(registry, kernel, gpu.sm) if gpu.sm is not None else None
     if "Humming" in kernel or (compiled is not None and compiled.built is not True):
         return None  # Humming takes several activation schemas; an op the wheel lacks makes the pick uncertain
     forced = f" with --linear-backend {linear_backend}" if linear_backend != "auto" else ""
@@ -82,8 +81,7 @@ def kernel_support(
 def kernel_judgements(
     registry: Registry,
     method: str,
-    gpu: str,
-    sm: int | None,
+    gpu: Gpu,
     moe: bool,
     moe_backend: str = "auto",
     linear_backend: str = "auto",
@@ -97,22 +95,24 @@ def kernel_judgements(
     release whose oracle maps no such value is judged as auto and says so.
     """
     found: list[Judgement] = []
-    linear = _linear(registry, method, sm, linear_backend)
-    cap = capability(sm)
-    if linear is not None and cap is not None and sm is not None:
-        judged = _linear_judgement(registry, method, gpu, cap, *linear, asked=linear_backend)
-        found.append(_built(registry, judged, judged.via, sm))
+    where = capability_of(gpu)
+    if where is None:
+        return found
+    linear = _linear(registry, method, gpu, linear_backend)
+    if linear is not None:
+        judged = _linear_judgement(registry, method, gpu.id, where, *linear, asked=linear_backend)
+        found.append(_built(registry, judged, judged.via, gpu.sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
     selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
-    tp = [o for o in selection.outcomes if cap in o.capabilities and o.parallel == "tp"] if selection else []
+    tp = [o for o in selection.outcomes if _on(o, where) and o.parallel == "tp"] if selection else []
     outcome = next((o for o in tp if o.moe_backend == moe_backend), None) or next(
         (o for o in tp if o.moe_backend == "auto"), None
     )
     if selection is not None and moe_backend != "auto" and selection.unmapped and moe_backend not in selection.forced:
-        found.append(_unmapped_judgement(registry, method, gpu, moe_backend, selection.forced, selection.unmapped))
+        found.append(_unmapped_judgement(registry, method, gpu.id, moe_backend, selection.forced, selection.unmapped))
     elif selection is not None and outcome is not None:
-        judged = _moe_judgement(registry, method, gpu, selection.provenance.path, outcome, moe_backend)
-        found.append(_built(registry, judged, outcome.experts, sm))
+        judged = _moe_judgement(registry, method, gpu.id, selection.provenance.path, outcome, moe_backend)
+        found.append(_built(registry, judged, outcome.experts, gpu.sm))
     return found
 
 
@@ -142,16 +142,21 @@ def _built(registry: Registry, judgement: Judgement, kernel: str | None, sm: int
     )
 
 
+def _on(outcome: KernelOutcome | MoeOutcome, where: tuple[str, str]) -> bool:
+    """Whether the outcome is the walk's answer on this platform and capability (an older registry's are CUDA's)."""
+    return outcome.platform == where[0] and where[1] in outcome.capabilities
+
+
 def _linear(
-    registry: Registry, method: str, sm: int | None, backend: str = "auto"
+    registry: Registry, method: str, gpu: Gpu, backend: str = "auto"
 ) -> tuple[KernelSelection, KernelOutcome] | None:
     """The selection and its outcome on the GPU with --linear-backend `backend` (auto where that value was not
     walked for the scheme: vLLM selects as with auto when the backend names no kernel of the list)."""
-    scheme, cap = METHOD_SCHEMES.get(method, (None, None))[0], capability(sm)
+    scheme, where = METHOD_SCHEMES.get(method, (None, None))[0], capability_of(gpu)
     selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
-    if selection is None or cap is None:
+    if selection is None or where is None:
         return None
-    here = [o for o in selection.outcomes if cap in o.capabilities]
+    here = [o for o in selection.outcomes if _on(o, where)]
     outcome = next((o for o in here if o.linear_backend == backend), None) or next(
         (o for o in here if o.linear_backend == "auto"), None
     )
@@ -162,7 +167,7 @@ def _linear_judgement(
     registry: Registry,
     method: str,
     gpu: str,
-    cap: str,
+    where: tuple[str, str],
     selection: KernelSelection,
     outcome: KernelOutcome,
     asked: str = "auto",
@@ -170,18 +175,23 @@ def _linear_judgement(
     """The walk's judgement: auto's, the one made with `asked`, or (`asked` walked for no kernel of the list) what
     the chooser does with it."""
     if asked != "auto" and outcome.linear_backend == asked:
-        return _forced_linear(registry, method, gpu, cap, selection, outcome)
-    judged = _auto_linear(registry, method, gpu, cap, selection, outcome)
+        return _forced_linear(registry, method, gpu, where, selection, outcome)
+    judged = _auto_linear(registry, method, gpu, where, selection, outcome)
     return judged if asked == "auto" else _missed_linear(registry, method, selection, judged, asked)
 
 
 def _auto_linear(
-    registry: Registry, method: str, gpu: str, cap: str, selection: KernelSelection, outcome: KernelOutcome
+    registry: Registry,
+    method: str,
+    gpu: str,
+    where: tuple[str, str],
+    selection: KernelSelection,
+    outcome: KernelOutcome,
 ) -> Judgement:
     forced = [
         f"--linear-backend {o.linear_backend} -> {o.kernel or 'none'}"
         for o in selection.outcomes
-        if o.linear_backend != "auto" and cap in o.capabilities and o.kernel != outcome.kernel
+        if o.linear_backend != "auto" and _on(o, where) and o.kernel != outcome.kernel
     ]
     refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
     pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
@@ -195,7 +205,6 @@ def _auto_linear(
         why += f"; with VLLM_DISABLED_KERNELS={outcome.kernel}: {outcome.runner_up.kernel}"
     if forced:
         why += f"; {', '.join(forced)}"
-    checks = [c for v in outcome.considered for c in v.checks]
     taken = [v for v in outcome.considered if v.verdict == "yes"] + ([outcome.runner_up] if outcome.runner_up else [])
     return Judgement(
         subject=f"linear kernel for --quantization {method}",
@@ -205,9 +214,7 @@ def _auto_linear(
         basis="source",
         via=outcome.kernel,
         why=why,
-        evidence=[_evidence(c, registry.tag) for c in [*checks, *([outcome.reordered] if outcome.reordered else [])]][
-            :6
-        ],
+        evidence=_deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else []),
         assumptions=[
             *registry.kernel_support.assumptions,
             f"{method} builds a {selection.name} layer (curated)",
@@ -217,7 +224,12 @@ def _auto_linear(
 
 
 def _forced_linear(
-    registry: Registry, method: str, gpu: str, cap: str, selection: KernelSelection, outcome: KernelOutcome
+    registry: Registry,
+    method: str,
+    gpu: str,
+    where: tuple[str, str],
+    selection: KernelSelection,
+    outcome: KernelOutcome,
 ) -> Judgement:
     """`--linear-backend X` walked: the list narrowed to X's kernels (the map's line), and the one that accepts.
 
@@ -233,7 +245,7 @@ def _forced_linear(
         why += outcome.kernel + (f" after {'; '.join(refused)} refused" if refused else "")
     if pending:
         why += f"; ahead of it, decided on the machine: {', '.join(pending)}"
-    auto = next((o for o in selection.outcomes if o.linear_backend == "auto" and cap in o.capabilities), None)
+    auto = next((o for o in selection.outcomes if o.linear_backend == "auto" and _on(o, where)), None)
     why += f"; auto picks {auto.kernel}" if auto is not None and auto.kernel and auto.kernel != outcome.kernel else ""
     mapped = next((b for b in registry.kernel_support.backends if b.name == outcome.linear_backend), None)
     checks = [c for v in outcome.considered for c in _checks(v)]
@@ -303,7 +315,6 @@ def _moe_judgement(
         why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
     else:
         why += "; --moe-backend <name> asks for one backend and raises if it refuses"
-    checks: list[Check] = [c for v in outcome.considered for c in _checks(v)]
     return Judgement(
         subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
         gpu=gpu,
@@ -312,7 +323,7 @@ def _moe_judgement(
         basis="source",
         via=outcome.backend,
         why=why,
-        evidence=[_evidence(c, registry.tag) for c in checks][:6],
+        evidence=_deciding(registry.tag, outcome.considered),
         assumptions=registry.kernel_support.moe_assumptions,
     )
 
@@ -378,6 +389,14 @@ def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
             else:
                 said.append(f"{verdict.kernel}: {condition}")
     return list(dict.fromkeys(said))
+
+
+def _deciding(tag: str, considered: list[KernelVerdict], extra: list[Check] | None = None) -> list[Evidence]:
+    """At most six lines: why the candidates ahead were passed over, then the line where the pick accepted (last,
+    as the deciding line a one-line citation takes)."""
+    picked = [v.accepted for v in considered if v.verdict == "yes" and v.accepted is not None][-1:]
+    passed = [c for v in considered for c in _checks(v)] + (extra or [])
+    return [_evidence(c, tag) for c in [*passed[: 6 - len(picked)], *picked]]
 
 
 def _checks(verdict: KernelVerdict) -> list[Check]:

@@ -170,7 +170,7 @@ def _kernels(
     judged with the command's --linear-backend and --moe-backend, since those decide the walk."""
     if walk.direction == "same":
         return []
-    judge = partial(kernel_judgements, method=method, gpu=gpu.id, sm=gpu.sm, moe=True, moe_backend=moe_backend)
+    judge = partial(kernel_judgements, method=method, gpu=gpu, moe=True, moe_backend=moe_backend)
     before = {j.subject: j for j in judge(walk.start, linear_backend=linear_backend)}
     out = []
     for after in judge(walk.end, linear_backend=linear_backend):

@@ -39,7 +39,8 @@ def render(result: DiffPage) -> str:
 
 
 def _pick_line(change: KernelChange) -> str:
-    where = f"{describe_walk(change)} on {', '.join(change.capabilities)}"
+    gpus = ("ROCm " if change.platform == "rocm" else "") + ", ".join(change.capabilities)
+    where = f"{describe_walk(change)} on {gpus}"
     return f"  ~ {where}: {describe_pick(change.before)} → {describe_pick(change.after)}"
 
 

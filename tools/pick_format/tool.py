@@ -392,7 +392,7 @@ def _evaluate(
     if loads.verdict == "no":
         return _excl(c, loads.why, method, loads)
     support, evidence = classify(method, c.family, gpu)
-    derived = kernel_support(registry, method, gpu.sm)  # the source's kernel decides where it is derived
+    derived = kernel_support(registry, method, gpu)  # the source's kernel decides where it is derived
     if derived is not None and support != "unsupported":
         support, evidence = derived[0], [derived[1], *evidence]
     if support == "unsupported":
@@ -446,7 +446,7 @@ def _evaluate(
         )
         caveats.append(Caveat(id="memory", text=short, status="memory", basis=None))
     judgements = [loads] if kv is None else [loads, kv]
-    judgements += kernel_judgements(registry, method, gpu.id, gpu.sm, moe=req.facts.moe is not None)
+    judgements += kernel_judgements(registry, method, gpu, moe=req.facts.moe is not None)
     caveats += [
         Caveat(id=j.subject, text=j.why, status="conditional", basis=j.basis)
         for j in judgements

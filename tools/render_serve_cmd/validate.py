@@ -163,7 +163,7 @@ def check_gpu(
     if loads.verdict == "conditional":
         notes.warn(_cited(loads))
     judged = kernel_judgements(
-        registry, method.name, gpu.id, gpu.sm, moe=True, moe_backend=moe_backend, linear_backend=linear_backend
+        registry, method.name, gpu, moe=True, moe_backend=moe_backend, linear_backend=linear_backend
     )
     for kernel in judged:
         notes.judge(kernel)
@@ -171,7 +171,7 @@ def check_gpu(
         if (moe_backend if moe else linear_backend) != "auto" and kernel.verdict == "no":
             model, flag = ("A MoE model", "--moe-backend") if moe else ("The model", "--linear-backend")
             notes.warn(f"{_cited(kernel)} {model} fails to load with this {flag} on {gpu.id}.")
-    derived = kernel_support(registry, method.name, gpu.sm, linear_backend)  # the source's pick: native/fallback
+    derived = kernel_support(registry, method.name, gpu, linear_backend)  # the source's pick: native/fallback
     if derived is not None:
         if derived[0] in ("fallback", "emulated"):
             notes.warn(f"[source] {derived[1]}.")

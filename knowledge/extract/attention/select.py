@@ -39,7 +39,7 @@ from vllm_quant_mcp.knowledge.registry.matrix import (
 )
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-__all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector"]
+__all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector", "arch_of"]
 
 # The capabilities of the GPUs operators ask about (the GPU table: A100, L40S, H100/H200, B200/GB200,
 # B300/GB300, RTX 50 and PRO 6000, GB10); a GPU outside this grid gets no derived answer, and a test
@@ -47,6 +47,13 @@ __all__ = ["ASSUMED", "CUDA_GRID", "REGISTRY", "ROCM_GRID", "Selector"]
 CUDA_GRID = (Cap(8, 0), Cap(8, 9), Cap(9, 0), Cap(10, 0), Cap(10, 3), Cap(12, 0), Cap(12, 1))
 ROCM_GRID = (Cap(9, 4), Cap(9, 5))  # gfx942 (MI300X), gfx950 (MI355X) as torch reports them
 ROCM_ARCH = {Cap(9, 4): "gfx942", Cap(9, 5): "gfx950"}
+
+
+def arch_of(platform: str, cap: Cap | None) -> str | None:
+    """The gfx name a ROCm interpreter answers vllm/platforms/rocm.py's arch probes with; None off ROCm."""
+    return ROCM_ARCH.get(cap) if platform == "rocm" and cap is not None else None
+
+
 _NONE: frozenset[str] = frozenset()
 MAX_FORKS = 2  # run-time checks a selection is replayed both ways for (2**n runs)
 
@@ -104,9 +111,14 @@ class Selector:
     def interpreter(self, cap: Cap | None) -> Interpreter:
         """The interpreter bound to one GPU; with None, to no GPU (every question about it left open)."""
         if cap not in self._interpreters:
-            arch = ROCM_ARCH.get(cap) if self.platform == "rocm" and cap is not None else None
             self._interpreters[cap] = Interpreter(
-                self.modules, self.platform, cap, self.env, self._shared, arch=arch, forced=dict(self.forced)
+                self.modules,
+                self.platform,
+                cap,
+                self.env,
+                self._shared,
+                arch=arch_of(self.platform, cap),
+                forced=dict(self.forced),
             )
         return self._interpreters[cap]
 

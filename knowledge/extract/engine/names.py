@@ -40,7 +40,7 @@ __all__ = ["Names"]
 
 _PLATFORM_MODULES = {"vllm.platforms"}
 _ENV_WORDS: dict[str, Any] = {"0": False, "false": False, "1": True, "true": True, "none": None, "": None}
-_TORCH_DTYPES = {"float16", "bfloat16", "float32", "half", "float", "uint8", "int8", "float8_e4m3fn"}
+_TORCH_DTYPES = {"float16", "bfloat16", "float32", "half", "float", "uint8", "int8", "float8_e4m3fn", "float8_e4m3fnuz"}
 _KNOWN_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "replace"}
 
 _BUILTINS: dict[str, Builtin] = {
@@ -158,6 +158,10 @@ class Names(ABC):
             return Builtin(self._env_is_set)
         if owner == "envs":
             return self._env(attr, frame.path, node)
+        if attr == "gcnArchName" and self.platform.arch is not None:
+            # `torch.cuda.get_device_properties(0).gcnArchName`: how ROCm releases before amdsmi read the gfx name
+            self._assumed.add(CAPABILITY)
+            return self.platform.arch
         obj = self._expr(obj_node, frame) if obj_node is not None else None
         if isinstance(obj, Unknown):
             return obj
@@ -310,11 +314,14 @@ class Names(ABC):
         return unknown(f"current_platform.{attr}() is decided on the machine", frame.path, node)
 
     def _platform_method(self, platform: Platform, attr: str) -> Function | None:
-        """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform."""
+        """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform; one
+        no class of the module defines is the base's it inherits (RocmPlatform.support_deep_gemm: interface.py's)."""
         path = f"vllm/platforms/{platform.kind}.py"
         index = self.modules.index(path)
-        for name, node in index.classes.items() if index is not None else []:
-            found = self.modules.method(ClassRef(path, name, node), attr, depth=0)
-            if found is not None:
-                return Function(path, definition(found[1]), cast(Any, platform), found[0])
+        classes = [ClassRef(path, name, node) for name, node in index.classes.items()] if index is not None else []
+        for own in (True, False):  # the module's own definitions first: a sibling class may override the base's
+            for cls in classes:
+                found = self.modules.method(cls, attr, depth=0 if own else 1)
+                if found is not None:
+                    return Function(found[0].path, definition(found[1]), cast(Any, platform), found[0])
         return None

@@ -7,7 +7,8 @@ does not run. Here they are built once per tree from their own source: a `QuantK
 quant_utils.py becomes an object whose fields are its arguments (by the dataclass's field order),
 a scalar type stands for itself by name, and a torch dtype carries its `itemsize`. They are seeded
 into the interpreter's shared lookups, so the kernel's comparison reads the very constant the
-scheme was built from, and an identity comparison answers it.
+scheme was built from, and an identity comparison answers it. The FP8 keys hold `current_platform.fp8_dtype()`,
+which differs by GPU on ROCm (gfx942 answers float8_e4m3fnuz): a ROCm walk builds its constants per GPU.
 """
 
 from __future__ import annotations
@@ -16,14 +17,29 @@ from typing import Any
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Interpreter, Member, Modules, Obj, Record, Scope, Shared
+from vllm_quant_mcp.knowledge.extract.attention.select import arch_of
+from vllm_quant_mcp.knowledge.extract.engine import (
+    Cap,
+    ClassRef,
+    Interpreter,
+    Member,
+    Modules,
+    Obj,
+    Record,
+    Scope,
+    Shared,
+)
 from vllm_quant_mcp.knowledge.extract.engine.syntax import text
+from vllm_quant_mcp.knowledge.registry.kernels import Platform
 
 __all__ = ["QUANT_UTILS", "Constants", "Dtype", "scalar_type"]
 
 QUANT_UTILS = "vllm/model_executor/layers/quantization/utils/quant_utils.py"
 SCALAR_TYPE = "vllm/scalar_type.py"
-_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "int8": 1, "uint8": 1, "float8_e4m3fn": 1}
+_ITEMSIZE = {
+    "float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "int8": 1, "uint8": 1, "float8_e4m3fn": 1,
+    "float8_e4m3fnuz": 1,
+}  # fmt: skip
 _CONSTRUCTED = frozenset({"QuantKey", "ScaleDesc", "GroupShape"})
 
 
@@ -42,17 +58,23 @@ class Dtype(Obj):
 
 
 class Constants:
-    """The QuantKey constants of one tree, by name, and the shared lookups that make the interpreter see them."""
+    """The QuantKey constants of one tree on one platform (on ROCm, one GPU), by name, and the shared lookups that
+    make the interpreter see them."""
 
-    def __init__(self, modules: Modules, shared: Shared) -> None:
+    def __init__(self, modules: Modules, shared: Shared, platform: Platform = "cuda", cap: Cap | None = None) -> None:
         self.modules = modules
         self.shared = shared
         self.keys: dict[str, Obj] = {}
-        self._it = Interpreter(modules, "cuda", None, {}, shared)
+        self._it = Interpreter(modules, platform, cap, {}, shared, arch=arch_of(platform, cap))
         index = modules.index(QUANT_UTILS)
         self._statements = _attribute_assignments(index.root) if index is not None else {}
-        # current_platform.fp8_dtype() on CUDA (ROCm's MI300 answers float8_e4m3fnuz; no ROCm walk is made here)
-        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = Dtype("float8_e4m3fn")
+        # `FP8_DTYPE = current_platform.fp8_dtype()`: float8_e4m3fn on CUDA, which inherits it from the platform
+        # interface; on ROCm RocmPlatform.fp8_dtype() is interpreted for the GPU's arch (is_fp8_fnuz: gfx94x).
+        fp8 = index.assignment("FP8_DTYPE") if index is not None else None
+        if platform == "cuda":
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = Dtype("float8_e4m3fn")
+        elif fp8 is not None:
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self._build(fp8)
         if index is not None:
             for name in _module_names(index.root):
                 if name.startswith("k"):
@@ -65,7 +87,9 @@ class Constants:
 
     def seed(self, shared: Shared) -> None:
         """The same constants in another interpreter's lookups (one whose run-time checks are decided otherwise)."""
-        shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self.shared.names[(QUANT_UTILS, "FP8_DTYPE")]
+        fp8 = self.shared.names.get((QUANT_UTILS, "FP8_DTYPE"))
+        if fp8 is not None:
+            shared.names[(QUANT_UTILS, "FP8_DTYPE")] = fp8
         for name, built in self.keys.items():
             shared.names[(QUANT_UTILS, name)] = built
         shared.values.update(self._scalars)

@@ -1,5 +1,5 @@
-"""The linear kernels of one tag: the CUDA candidate lists in priority order, the `--linear-backend` map, and per
-scheme and GPU capability the kernel vLLM's chooser picks, with every candidate it rejected and why.
+"""The linear kernels of one tag: the CUDA and ROCm candidate lists in priority order, the `--linear-backend` map,
+and per scheme, platform and GPU capability the kernel vLLM's chooser picks, with every candidate it rejected and why.
 
 Two layouts: `vllm/model_executor/kernels/linear/__init__.py` (v0.17.0 on, one module holding every list
 keyed by platform) and `vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}`
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
-from vllm_quant_mcp.knowledge.extract.engine import ClassRef, Member, Modules, Scope, Shared, class_ref
+from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, ROCM_GRID
+from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Member, Modules, Scope, Shared, class_ref
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
@@ -34,6 +34,7 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 __all__ = ["LINEAR", "extract_kernel_lists", "extract_kernels"]
 
 _Outcome = TypeVar("_Outcome", KernelOutcome, MoeOutcome)
+_Selection = TypeVar("_Selection", KernelSelection, MoeSelection)
 
 LINEAR = "vllm/model_executor/kernels/linear/__init__.py"
 _OLD = "vllm/model_executor/layers/quantization/kernels"
@@ -44,9 +45,11 @@ _OLD_LISTS = {
 }
 BACKEND_MAP = "_LINEAR_BACKEND_KERNEL_MAP"
 ASSUMED = (
-    "CUDA; a 4096 x 4096 linear layer at tensor parallel 1 with bfloat16 activations; VLLM_DISABLED_KERNELS "
-    "unset; --linear-backend auto unless an outcome says otherwise; an optional package a kernel probes for "
-    "(humming, flashinfer, deep_gemm, conch) installed, stated per kernel as a condition"
+    "CUDA, and ROCm on MI300X (gfx942, 9.4) and MI355X (gfx950, 9.5); a 4096 x 4096 linear layer at tensor parallel"
+    " 1 with bfloat16 activations; VLLM_DISABLED_KERNELS unset and every other VLLM_* at its envs.py default (on "
+    "ROCm, VLLM_ROCM_USE_AITER and VLLM_ROCM_USE_SKINNY_GEMM as the release defaults them); --linear-backend auto "
+    "unless an outcome says otherwise; an optional package a kernel probes for (humming, flashinfer, deep_gemm, "
+    "conch) installed, stated per kernel as a condition"
 )
 
 
@@ -57,7 +60,8 @@ def extract_kernels(tree: SourceTree) -> Extracted[KernelSupport]:
 
 
 def extract_kernel_lists(tree: SourceTree) -> Extracted[list[KernelList]]:
-    """The `kernels` kind: the CUDA lists in priority order, so that diff_tags shows a reordering."""
+    """The `kernels` kind: the CUDA lists (and ROCm members, `name[ROCM]`) in priority order, so that diff_tags shows
+    a reordering."""
     found = _derived(tree)
     return Extracted(found.entries[0], note=found.note, warnings=found.warnings)
 
@@ -72,37 +76,76 @@ def _derived(tree: SourceTree) -> Extracted[tuple[list[KernelList], KernelSuppor
             "quantization method, with no candidate lists to replay.",
         )
     modules = Modules(tree)
-    shared = Shared()
-    constants = Constants(modules, shared)
     env = {e.name: e.default for e in extract_env_vars(tree).entries}
     humming = tree.exists(LINEAR) and "prioritize_humming(" in tree.read_text(LINEAR)
-    selector = KernelSelector(modules, constants, env, humming)
+    cuda = KernelSelector(modules, Constants(modules, Shared()), env, humming)
+    lists = _lists(tree, locations, cuda)
+    backends = _backend_map(tree, modules, cuda)
+    covers = {b.name: b.kernels for b in backends}
+    selections = _selections(lists, cuda, covers, CUDA_GRID)
+    moe = _moe(tree, MoeSelector(cuda, cuda.constants), CUDA_GRID)
+    shown = [entry for entry, _ in lists.values()]
+    # ROCm: one selector per GPU, as the FP8 constants hold the dtype that GPU's fp8_dtype() answers
+    for cap in ROCM_GRID:
+        constants = Constants(modules, Shared(), "rocm", cap)
+        rocm = KernelSelector(modules, constants, env, humming, "rocm")
+        on_rocm = _lists(tree, locations, rocm)
+        shown += [e for name, (e, _) in on_rocm.items() if cap == ROCM_GRID[0] and e.name != name]
+        selections = _merged(selections, _selections(on_rocm, rocm, covers, (cap,)))
+        moe = _merged(moe, _moe(tree, MoeSelector(rocm, constants), (cap,)))
+    support = KernelSupport(
+        assumptions=[ASSUMED],
+        backends=backends,
+        selections=selections,
+        moe_assumptions=[MOE_ASSUMED] if tree.exists(f"{ORACLE}/__init__.py") else [],
+        moe=moe,
+    )
+    return Extracted((shown, support))
+
+
+def _lists(
+    tree: SourceTree, locations: dict[str, tuple[str, str]], selector: KernelSelector
+) -> dict[str, tuple[KernelList, list[ClassRef]]]:
+    """Each list by the name the schemes know it, as its platform's member (a dict keyed by PlatformEnum) or whole
+    (an older list every platform walks); a member other than CUDA's is named `name[ROCM]`, so the kind keeps them
+    apart."""
     it = selector.interpreter(None)
+    member = selector.platform.upper()
     lists: dict[str, tuple[KernelList, list[ClassRef]]] = {}
     for name, (path, variable) in locations.items():
-        index = modules.index(path)
+        index = selector.modules.index(path)
         node = index.assignment(variable) if index is not None else None
         if node is None:
             continue
         value, _ = it.evaluate(node, Scope(path))
+        shown = name
         if isinstance(value, dict):
-            value = next((v for k, v in value.items() if isinstance(k, Member) and k.name == "CUDA"), [])
+            value = next((v for k, v in value.items() if isinstance(k, Member) and k.name == member), [])
+            shown = name if member == "CUDA" else f"{name}[{member}]"
         refs = [ref for ref in (class_ref(v) for v in value) if ref is not None] if isinstance(value, list) else []
-        entry = KernelList(name=name, provenance=tree.provenance(path, line(node)), kernels=[r.name for r in refs])
+        entry = KernelList(name=shown, provenance=tree.provenance(path, line(node)), kernels=[r.name for r in refs])
         lists[name] = (entry, refs)
     selector.paths = {ref.path for _, refs in lists.values() for ref in refs}
-    backends = _backend_map(tree, modules, selector)
-    covers = {b.name: b.kernels for b in backends}
+    return lists
+
+
+def _selections(
+    lists: dict[str, tuple[KernelList, list[ClassRef]]],
+    selector: KernelSelector,
+    covers: dict[str, list[str]],
+    grid: tuple[Cap, ...],
+) -> list[KernelSelection]:
+    """Per scheme whose list this release has, the kernel picked per GPU of the grid and --linear-backend value."""
     selections: list[KernelSelection] = []
     for scheme in SCHEMES:
         found = next((lists[n] for n in scheme.lists if n in lists), None)
-        config = scheme.config(constants)
+        config = scheme.config(selector.constants)
         if found is None or config is None:
             continue
         entry, refs = found
         outcomes: list[KernelOutcome] = []
         for backend in ["auto", *(b for b, kernels in covers.items() if set(kernels) & set(entry.kernels))]:
-            for cap in CUDA_GRID:
+            for cap in grid:
                 outcome = selector.select(
                     scheme.name, entry.name, refs, config, cap, backend, set(covers.get(backend, []))
                 )
@@ -116,17 +159,10 @@ def _derived(tree: SourceTree) -> Extracted[tuple[list[KernelList], KernelSuppor
                 outcomes=outcomes,
             )
         )
-    support = KernelSupport(
-        assumptions=[ASSUMED],
-        backends=backends,
-        selections=selections,
-        moe_assumptions=[MOE_ASSUMED] if tree.exists(f"{ORACLE}/__init__.py") else [],
-        moe=_moe(tree, MoeSelector(selector, constants)),
-    )
-    return Extracted(([entry for entry, _ in lists.values()], support))
+    return selections
 
 
-def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
+def _moe(tree: SourceTree, selector: MoeSelector, grid: tuple[Cap, ...]) -> list[MoeSelection]:
     """Per MoE scheme whose oracle this release has, the backend picked per GPU and parallel layout."""
     found: list[MoeSelection] = []
     for scheme in MOE_SCHEMES:
@@ -137,13 +173,13 @@ def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
             continue
         outcomes: list[MoeOutcome] = []
         for parallel in PARALLEL:
-            for cap in CUDA_GRID:
+            for cap in grid:
                 outcome = selector.select(scheme, parallel, cap)
                 if outcome is not None:
                     outcomes = _grouped(outcomes, outcome)
         values = selector.forced_values(scheme)
         for value in values:
-            for cap in CUDA_GRID:
+            for cap in grid:
                 forced = selector.forced(scheme, value, cap)
                 if forced is not None:
                     outcomes = _grouped(outcomes, forced)
@@ -156,6 +192,21 @@ def _moe(tree: SourceTree, selector: MoeSelector) -> list[MoeSelection]:
                 )
             )  # fmt: skip
     return found
+
+
+def _merged(found: list[_Selection], more: list[_Selection]) -> list[_Selection]:
+    """Selections of another walk (platform or GPU) added to those of the same scheme, outcome by outcome."""
+    by_name = {s.name: s for s in found}
+    for selection in more:
+        known = by_name.get(selection.name)
+        if known is None:
+            by_name[selection.name] = selection
+            continue
+        outcomes = list(known.outcomes)
+        for outcome in selection.outcomes:
+            outcomes = _grouped(outcomes, outcome)
+        by_name[selection.name] = known.model_copy(update={"outcomes": outcomes})
+    return list(by_name.values())
 
 
 def _locations(tree: SourceTree) -> dict[str, tuple[str, str]]:

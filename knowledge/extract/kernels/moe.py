@@ -60,10 +60,10 @@ PARALLEL_TP = Parallel("tp", 1)
 PARALLEL = (PARALLEL_TP, Parallel("ep8", 8))
 _MAPPED = re.compile(r'"(\w+)":\s*\w+MoeBackend\.\w+')
 ASSUMED = (
-    "CUDA; a bfloat16 MoE model with SiLU gated experts, hidden size 4096, no LoRA; tp: tensor parallel, no "
-    "expert parallelism; ep8: --enable-expert-parallel over 8 GPUs without data parallelism (no all2all); "
-    "--moe-backend auto unless an outcome names another value (those are walked for tp only); VLLM_* unset; "
-    "the oracle's caller does not allow the vLLM CUTLASS FP8 backend (allow_vllm_cutlass's default)"
+    "CUDA, and ROCm on MI300X and MI355X; a bfloat16 MoE model with SiLU gated experts, hidden size 4096, no LoRA; "
+    "tp: tensor parallel, no expert parallelism; ep8: --enable-expert-parallel over 8 GPUs without data parallelism"
+    " (no all2all); --moe-backend auto unless an outcome names another value (those are walked for tp only); VLLM_*"
+    " unset; the oracle's caller does not allow the vLLM CUTLASS FP8 backend (allow_vllm_cutlass's default)"
 )
 
 
@@ -127,7 +127,7 @@ class MoeSelector:
         listed, at = self._priorities(path, index.functions, config, weight, activation, cap)
         if isinstance(listed, Unknown) or not isinstance(listed, list):
             return MoeOutcome(
-                capabilities=[str(cap)], parallel=parallel.name, verdict="conditional",
+                capabilities=[str(cap)], platform=self.linear.platform, parallel=parallel.name, verdict="conditional",
                 considered=[KernelVerdict(kernel="(priority list)", verdict="conditional", checks=_checks(listed))],
             )  # fmt: skip
         considered: list[KernelVerdict] = []
@@ -148,6 +148,7 @@ class MoeSelector:
         final: Verdict = "conditional" if pending else "yes" if chosen is not None else "no"
         return MoeOutcome(
             capabilities=[str(cap)],
+            platform=self.linear.platform,
             parallel=parallel.name,
             verdict=final,
             backend=chosen[0] if chosen else None,
@@ -176,7 +177,7 @@ class MoeSelector:
         if probes_a_package(value):  # has_deep_gemm(), has_flashinfer_moe(): answered as installed, and said so
             it = self.linear.interpreter(cap, installed=True)
             value, conditions = it.call_function(path, name, **kwargs), ["its optional packages are installed"]
-        base: dict[str, Any] = {"capabilities": [str(cap)], "parallel": parallel.name}
+        base: dict[str, Any] = {"capabilities": [str(cap)], "platform": self.linear.platform, "parallel": parallel.name}
         if isinstance(value, Member):
             where = it.decided_at or (path, line(select))
             check = Check(why=f"{value.name}: the check chain returns it here", path=where[0], line=where[1])
@@ -214,7 +215,9 @@ class MoeSelector:
         it = self.linear.interpreter(cap)
         node = _dict_assignment(mapper, "mapping")
         mapping = it.evaluate(node, Scope(path))[0] if node is not None else None
-        base: dict[str, Any] = {"capabilities": [str(cap)], "parallel": "tp", "moe_backend": value}
+        base: dict[str, Any] = {
+            "capabilities": [str(cap)], "platform": self.linear.platform, "parallel": "tp", "moe_backend": value,
+        }  # fmt: skip
         backend = mapping.get(value) if isinstance(mapping, dict) else None
         if not isinstance(backend, Member):
             at = _raise_line(mapper, "raise ValueError(") if isinstance(mapping, dict) else None

@@ -7,7 +7,8 @@ that holds. The loop is replayed here as written; the list, its reordering (`pri
 whose rule `prefers_humming` is interpreted for the GPU), the `--linear-backend` map and every check are
 read from the tree. A check that probes an optional package (`has_humming()`, `has_flashinfer()`) is
 answered as if the package is installed, and says so; whether the release's requirements install it is
-for the build conditions to tell.
+for the build conditions to tell. On ROCm the interpreter is told the GPU's gfx name, which
+vllm/platforms/rocm.py reads at import (`_GCN_ARCH`) and its `on_gfx9()`-style checks compare.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from vllm_quant_mcp.knowledge.extract.attention.select import arch_of
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Interpreter, Modules, Obj, Shared, Unknown
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, parameters, text
 from vllm_quant_mcp.knowledge.extract.engine.values import Function
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.schemes import MP_LIST
-from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelVerdict, Platform
 from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 
 __all__ = ["HUMMING_RULE", "KernelSelector", "probes_a_package"]
@@ -35,10 +37,20 @@ _UTILS = ("vllm/utils/import_utils.py", "vllm/utils/flashinfer.py", "vllm/utils/
 
 
 class KernelSelector:
-    """Walks candidate lists for one tree on CUDA; checks are cached per kernel, scheme and (where asked) GPU."""
+    """Walks candidate lists for one tree on one platform; checks are cached per kernel, scheme and (where asked)
+    GPU."""
 
-    def __init__(self, modules: Modules, constants: Constants, env: dict[str, str | None], humming: bool) -> None:
+    def __init__(
+        self,
+        modules: Modules,
+        constants: Constants,
+        env: dict[str, str | None],
+        humming: bool,
+        platform: Platform = "cuda",
+    ) -> None:
         self.modules = modules
+        self.constants = constants
+        self.platform: Platform = platform
         # Two sets of lookups: the interpreters that answer package probes as present must not share cached
         # results with those that leave them open.
         self.shared = constants.shared
@@ -57,7 +69,9 @@ class KernelSelector:
         if key not in self._interpreters:
             forced = self._probe_sites() if installed else {}
             shared = self.installed if installed else self.shared
-            self._interpreters[key] = Interpreter(self.modules, "cuda", cap, self.env, shared, forced=forced)
+            self._interpreters[key] = Interpreter(
+                self.modules, self.platform, cap, self.env, shared, arch=arch_of(self.platform, cap), forced=forced
+            )
         return self._interpreters[key]
 
     def select(
@@ -92,6 +106,7 @@ class KernelSelector:
         final: Verdict = "conditional" if pending else "yes" if chosen is not None else "no"
         return KernelOutcome(
             capabilities=[str(cap)],
+            platform=self.platform,
             linear_backend=backend,
             verdict=final,
             kernel=chosen,
@@ -135,6 +150,7 @@ class KernelSelector:
         """The kernel's verdict and whether reaching it asked for the GPU."""
         asked = False
         conditions: list[str] = []
+        accepted: Check | None = None
         # The mixed-precision chooser compares get_min_capability(); the others ask is_supported(capability), and
         # an older scaled-mm kernel without it is compared by get_min_capability() too.
         method = "get_min_capability" if list_name == MP_LIST else "is_supported"
@@ -146,13 +162,17 @@ class KernelSelector:
             conditions += needs
             if outcome.verdict != "yes":
                 return outcome, asked
+            accepted = outcome.accepted
         outcome, gpu, needs = self._ask(ref, "can_implement", config, cap)
         asked = asked or gpu
         conditions += needs
         if outcome.verdict != "yes":
             return outcome.model_copy(update={"conditions": list(dict.fromkeys(conditions))}), asked
         conditions = list(dict.fromkeys(conditions))  # is_supported and can_implement may probe the same package
-        return KernelVerdict(kernel=ref.name, verdict="yes", checks=outcome.checks, conditions=conditions), asked
+        accepted = outcome.accepted or accepted  # can_implement's return, else is_supported's
+        return KernelVerdict(
+            kernel=ref.name, verdict="yes", checks=outcome.checks, conditions=conditions, accepted=accepted
+        ), asked
 
     def _ask(
         self, ref: ClassRef, method: str, config: dict[str, Any], cap: Cap
@@ -214,7 +234,8 @@ class KernelSelector:
             if not value[0]:
                 why = f"{kernel}.{method}: {value[1]}" if isinstance(value[1], str) else f"{kernel}.{method}"
                 return KernelVerdict(kernel=kernel, verdict="no", checks=[_check(why, *where)]), asked, needs
-            return KernelVerdict(kernel=kernel, verdict="yes"), asked, needs
+            accepted = _check(f"{kernel}.{method} holds", *where)
+            return KernelVerdict(kernel=kernel, verdict="yes", accepted=accepted), asked, needs
         reasons = value.reasons[:4] if isinstance(value, Unknown) else ()
         checks = [_check(r.why, r.path, r.line) for r in reasons] or [
             _check(f"{kernel}.{method} answers a value known only at run time", check.path, line(check.node))

@@ -2,13 +2,16 @@
 
 Expected kernels were read by hand from each release's vllm/model_executor/kernels/linear/__init__.py lists
 and the kernels' `is_supported` / `get_min_capability` / `can_implement` (the lines each test names), and the
-v0.26.0 FP8 answer on SM90 is what vLLM logged on an H200 (issue 23), not from this extractor.
+v0.26.0 FP8 answer on SM90 is what vLLM logged on an H200 (issue 23), not from this extractor. ROCm answers are
+for MI300X (gfx942, capability 9.4) and MI355X (gfx950, 9.5), with the VLLM_ROCM_* defaults of vllm/envs.py.
 """
 
 from __future__ import annotations
 
 from support.releases import release_tree
 
+from vllm_quant_mcp.knowledge.extract.engine import Cap, Modules, Shared
+from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernel_lists, extract_kernels
 from vllm_quant_mcp.knowledge.registry.diff import diff_kind
 from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSupport, MoeOutcome
@@ -18,9 +21,15 @@ def _support(version: str) -> KernelSupport:
     return extract_kernels(release_tree(version)).entries
 
 
-def _outcome(support: KernelSupport, scheme: str, cap: str, backend: str = "auto") -> KernelOutcome:
+def _outcome(
+    support: KernelSupport, scheme: str, cap: str, backend: str = "auto", platform: str = "cuda"
+) -> KernelOutcome:
     selection = next(s for s in support.selections if s.name == scheme)
-    return next(o for o in selection.outcomes if cap in o.capabilities and o.linear_backend == backend)
+    return next(
+        o
+        for o in selection.outcomes
+        if cap in o.capabilities and o.linear_backend == backend and o.platform == platform
+    )
 
 
 def _source_line(version: str, path: str, line: int) -> str:
@@ -112,9 +121,13 @@ def test_nvfp4_linear_at_v0_33_0_uses_flashinfer_cutedsl_on_b200_and_is_conditio
     assert cutlass.verdict == "conditional" and "cutlass_scaled_mm_supports_fp4" in cutlass.checks[0].why
 
 
-def _moe(support: KernelSupport, scheme: str, cap: str, parallel: str) -> MoeOutcome:
+def _moe(support: KernelSupport, scheme: str, cap: str, parallel: str, platform: str = "cuda") -> MoeOutcome:
     selection = next(s for s in support.moe if s.name == scheme)
-    return next(o for o in selection.outcomes if cap in o.capabilities and o.parallel == parallel)
+    return next(
+        o
+        for o in selection.outcomes
+        if cap in o.capabilities and o.parallel == parallel and o.platform == platform and o.moe_backend == "auto"
+    )
 
 
 def test_fp8_moe_on_h200_at_v0_26_0_is_triton_as_vllm_logged_and_marlin_on_a100() -> None:
@@ -202,3 +215,93 @@ def test_fp8_moe_at_v0_16_0_asks_flashinfer_trtllm_through_the_oracles_module_ch
     trtllm = next(v for v in h100.considered if v.kernel.startswith("FLASHINFER_TRTLLM"))
     assert trtllm.verdict == "no" and "is_supported_config_trtllm" in trtllm.checks[0].why
     assert (h100.verdict, h100.backend, h100.experts) == ("yes", "FLASHINFER_CUTLASS", "FlashInferExperts")
+
+
+def test_fp8_w8a8_at_v0_32_0_is_rocm_skinny_gemm_on_mi300x_and_mi355x_where_h100_waits_on_a_compiled_op() -> None:
+    support = _support("0.32.0")
+    # linear/__init__.py:453-458, the ROCM member: three AITER kernels, then ROCmFP8ScaledMMLinearKernel
+    for cap in ("9.4", "9.5"):
+        rocm = _outcome(support, "fp8-tensor", cap, platform="rocm")
+        assert (rocm.verdict, rocm.kernel) == ("yes", "ROCmFP8ScaledMMLinearKernel")
+        aiter = rocm.considered[:3]
+        assert [v.kernel for v in aiter] == [
+            "AiterHipbMMPerTokenFp8ScaledMMLinearKernel",
+            "AiterPreshuffledPerTokenFp8ScaledMMLinearKernel",
+            "AiterPerTokenFp8ScaledMMLinearKernel",
+        ]
+        # scaled_mm/aiter.py:234-237: is_linear_hipbmm_enabled() is false with VLLM_ROCM_USE_AITER unset (envs.py)
+        assert all(v.verdict == "no" and "VLLM_ROCM_USE_AITER=1" in v.checks[0].why for v in aiter)
+        assert aiter[0].checks[0].path.endswith("scaled_mm/aiter.py") and aiter[0].checks[0].line == 235
+        accepted = rocm.considered[-1].accepted
+        assert accepted is not None
+        # scaled_mm/rocm.py:107, ROCmFP8ScaledMMLinearKernel.can_implement: per-tensor scales on both sides
+        assert (accepted.path.rsplit("/", 1)[-1], accepted.line) == ("rocm.py", 107)
+        assert _source_line("0.32.0", accepted.path, accepted.line).strip() == "return True, None"
+    h100 = _outcome(support, "fp8-tensor", "9.0")
+    assert (h100.verdict, h100.kernel) == ("conditional", "PerTensorTorchFP8ScaledMMLinearKernel")
+    cutlass = next(v for v in h100.considered if v.kernel == "CutlassFP8ScaledMMLinearKernel")
+    assert "cutlass_scaled_mm_supports_fp8" in cutlass.checks[0].why
+    lists = {e.name: e for e in extract_kernel_lists(release_tree("0.32.0")).entries}
+    assert lists["_POSSIBLE_FP8_KERNELS[ROCM]"].kernels[3] == "ROCmFP8ScaledMMLinearKernel"
+    assert lists["_POSSIBLE_FP8_KERNELS"].kernels[0] == "FlashInferFP8ScaledMMLinearKernel"  # the CUDA member
+
+
+def test_gptq_w4a16_on_mi300x_at_v0_32_0_is_triton_w4a16_after_both_rdna_kernels_refuse_gfx942() -> None:
+    outcome = _outcome(_support("0.32.0"), "gptq-w4a16", "9.4", platform="rocm")
+    assert (outcome.verdict, outcome.kernel) == ("yes", "TritonW4A16LinearKernel")
+    rdna3, hybrid, triton = outcome.considered
+    # mixed_precision/rdna3_w4a16.py:41-42 `if not on_gfx1100()`; rdna_hybrid_w4a16.py:544-545 `if not _on_gfx1x()`
+    assert rdna3.verdict == "no" and rdna3.checks[0].line == 42
+    assert "requires gfx1100" in _source_line("0.32.0", rdna3.checks[0].path, rdna3.checks[0].line)
+    assert hybrid.verdict == "no" and "only targets gfx11/gfx12" in hybrid.checks[0].why
+    # mixed_precision/triton_w4a16.py:357, the last return of can_implement
+    assert triton.accepted is not None and triton.accepted.path.endswith("triton_w4a16.py")
+    assert triton.accepted.line == 357
+    assert outcome.runner_up is not None and outcome.runner_up.kernel == "ConchLinearKernel"
+
+
+def test_fp8_moe_on_mi300x_at_v0_32_0_is_triton_experts_after_aiter_refuses_with_vllm_rocm_use_aiter_unset() -> None:
+    for parallel in ("tp", "ep8"):
+        outcome = _moe(_support("0.32.0"), "fp8-tensor", "9.4", parallel, platform="rocm")
+        assert (outcome.verdict, outcome.backend, outcome.experts) == ("yes", "TRITON", "TritonExperts")
+        # oracle/fp8.py _get_priority_backends: AITER first; experts/rocm_aiter_moe.py:469-474 names the env var
+        assert outcome.order[0] == "AITER"
+        aiter = outcome.considered[0]
+        assert aiter.kernel == "AITER: AiterExperts" and aiter.verdict == "no"
+        assert "set VLLM_ROCM_USE_AITER=1" in aiter.checks[0].why and aiter.checks[0].line == 475
+        # utils/deep_gemm.py:115 current_platform.support_deep_gemm(): RocmPlatform inherits interface.py:1368's False
+        deep_gemm = next(v for v in outcome.considered if v.kernel.startswith("DEEPGEMM"))
+        assert deep_gemm.verdict == "no"
+        # experts/triton_moe.py:91, TritonExperts.is_supported_config's `return True, None`
+        accepted = outcome.considered[-1].accepted
+        assert accepted is not None
+        assert _source_line("0.32.0", accepted.path, accepted.line).strip() == "return True, None"
+
+
+def test_the_fp8_quant_keys_hold_fnuz_on_gfx942_and_e4m3fn_on_gfx950_as_rocm_fp8_dtype_answers() -> None:
+    # quant_utils.py FP8_DTYPE = current_platform.fp8_dtype(); is_fp8_fnuz is `"gfx94" in ...`: of _GCN_ARCH at
+    # v0.32.0 (platforms/rocm.py:1188-1190), of torch.cuda.get_device_properties(0).gcnArchName at v0.14.0 (:525-527)
+    for version in ("0.14.0", "0.32.0"):
+        modules = Modules(release_tree(version))
+        dtypes = {
+            cap: Constants(modules, Shared(), "rocm", cap).keys["kFp8StaticTensorSym"].attrs["dtype"]
+            for cap in (Cap(9, 4), Cap(9, 5))
+        }
+        assert dtypes[Cap(9, 4)] == "float8_e4m3fnuz" and dtypes[Cap(9, 5)] == "float8_e4m3fn"
+        assert Constants(modules, Shared()).keys["kFp8StaticTensorSym"].attrs["dtype"] == "float8_e4m3fn"
+
+
+def test_the_rocm_members_show_in_diff_tags_as_their_own_kernels_entries_from_v0_17_0_to_v0_33_0() -> None:
+    # v0.17.0 linear/__init__.py:137 ROCM: [ConchLinearKernel, ExllamaLinearKernel]; v0.33.0 :549 puts the RDNA and
+    # Triton W4A16 kernels ahead, and the FP8 list (:468) the three AITER kernels ahead of ROCmFP8ScaledMMLinearKernel
+    old, new = (extract_kernel_lists(release_tree(v)).entries for v in ("0.17.0", "0.33.0"))
+    diff = diff_kind(list(old), list(new), "kernels")
+    changed = {c.name: c.changes["kernels"] for c in diff.changed}
+    assert changed["_POSSIBLE_KERNELS[ROCM]"].before == ["ConchLinearKernel", "ExllamaLinearKernel"]
+    assert changed["_POSSIBLE_KERNELS[ROCM]"].after[:3] == [
+        "RDNA3W4A16LinearKernel",
+        "RDNAHybridW4A16LinearKernel",
+        "TritonW4A16LinearKernel",
+    ]
+    assert changed["_POSSIBLE_FP8_KERNELS[ROCM]"].after[3] == "ROCmFP8ScaledMMLinearKernel"
+    assert "_POSSIBLE_FP8_BLOCK_KERNELS[ROCM]" in {a.name for a in diff.added}

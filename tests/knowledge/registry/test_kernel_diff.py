@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from support.releases import release_tree
 
+from vllm_quant_mcp.knowledge.extract.kernels.matrix import extract_kernels
 from vllm_quant_mcp.knowledge.registry.kernel_diff import KernelChange, diff_kernel_support
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
@@ -58,12 +59,29 @@ def test_a_backend_value_is_not_reported_changed_by_a_reorder_it_narrows_away(st
 
 def test_a_moe_backend_value_new_at_the_target_has_no_before(store: Store) -> None:
     # one change per reason the GPUs give (B200 refuses the parallel config, the others the device)
-    found = [c for c in _picks(store, "v0.31.0", "v0.32.0") if c.backend == "flashinfer_moe_ep_cutedsl"]
+    found = [
+        c
+        for c in _picks(store, "v0.31.0", "v0.32.0")
+        if c.backend == "flashinfer_moe_ep_cutedsl" and c.platform == "cuda"
+    ]
     assert found and {(c.layer, c.scheme, c.parallel, c.before) for c in found} == {("moe", "nvfp4", "tp", None)}
     assert {c.after.kernel for c in found if c.after is not None} == {"FLASHINFER_MOE_EP_CUTEDSL"}
     assert sorted(cap for c in found for cap in c.capabilities) == sorted(
         ["8.0", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"]
     )
+
+
+def test_the_rocm_walk_of_a_moe_backend_value_new_at_v0_32_0_is_its_own_change_refused_on_mi300x_and_mi355x() -> None:
+    old, new = (extract_kernels(release_tree(v)).entries for v in ("0.31.0", "0.32.0"))
+    (rocm,) = [c for c in diff_kernel_support(old, new) if c.platform == "rocm"]
+    assert (rocm.layer, rocm.scheme, rocm.backend, rocm.capabilities, rocm.before) == (
+        "moe", "nvfp4", "flashinfer_moe_ep_cutedsl", ["9.4", "9.5"], None,
+    )  # fmt: skip
+    # v0.32.0 fused_moe/flashinfer_moe_ep.py:43-47 supports_current_device: capability (9, 4) / (9, 5) is not in
+    # _SUPPORTED_CAPABILITIES, so FlashInferMoeEpExperts.is_supported_config (experts/flashinfer_moe_ep.py) refuses
+    assert rocm.after is not None and (rocm.after.verdict, rocm.after.kernel) == ("no", "FLASHINFER_MOE_EP_CUTEDSL")
+    refused = rocm.after.decided_by[1]
+    assert refused.path.endswith("flashinfer_moe_ep.py") and "does not support current device" in refused.why
 
 
 def test_a_hop_whose_walks_pick_the_same_kernels_reports_no_kernel_change_though_their_lines_moved(

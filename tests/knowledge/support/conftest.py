@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.facts.knowledge_base import KnowledgeBase, load_knowledge
 from vllm_quant_mcp.knowledge.registry.model import Registry
 from vllm_quant_mcp.knowledge.registry.store import Store
@@ -14,6 +15,12 @@ from vllm_quant_mcp.knowledge.registry.store import Store
 @pytest.fixture(scope="module")
 def kb() -> KnowledgeBase:
     return load_knowledge()
+
+
+@pytest.fixture(scope="module")
+def gpu(kb: KnowledgeBase) -> Callable[[str], Gpu]:
+    """A GPU of the table by id."""
+    return lambda name: kb.gpus_named(name)[0]
 
 
 @pytest.fixture(scope="module")

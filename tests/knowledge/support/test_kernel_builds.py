@@ -7,9 +7,12 @@ rather than the bundled copies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from support.releases import release_tree
 
+from vllm_quant_mcp.knowledge.facts.kinds import Gpu
 from vllm_quant_mcp.knowledge.registry.bundle import read_bundled
 from vllm_quant_mcp.knowledge.registry.derive import derive_registry
 from vllm_quant_mcp.knowledge.registry.model import Registry
@@ -57,12 +60,13 @@ def test_nvfp4_cutlass_is_not_built_for_sm90_at_v0_33_0_and_is_for_sm100_with_th
 
 def test_a_pick_whose_op_the_v0_17_0_wheel_does_not_build_for_b300_is_conditional_with_the_cmake_lines(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
     registry = registries["0.17.0"]
     assert registry.build.main_cuda == "12.9"
     built, b300 = (
-        kernel_judgements(registry, "modelopt_fp4", gpu, sm, moe=True, moe_backend="cutlass")[-1]
-        for gpu, sm in (("b200", 100), ("b300", 103))
+        kernel_judgements(registry, "modelopt_fp4", gpu(name), moe=True, moe_backend="cutlass")[-1]
+        for name in ("b200", "b300")
     )
     assert (built.verdict, built.via) == ("yes", "VLLM_CUTLASS") and "is built for SM 10.0" in built.why
     assert (b300.verdict, b300.via) == ("conditional", "VLLM_CUTLASS")
@@ -73,11 +77,12 @@ def test_a_pick_whose_op_the_v0_17_0_wheel_does_not_build_for_b300_is_conditiona
 
 def test_forcing_flashinfer_trtllm_for_nvfp4_experts_on_h100_raises_at_the_oracles_line_and_runs_on_b200(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
     for version, line in (("0.17.0", 193), ("0.33.0", 273)):
         registry = registries[version]
-        h100 = kernel_judgements(registry, "modelopt_fp4", "h100", 90, moe=True, moe_backend="flashinfer_trtllm")[-1]
-        b200 = kernel_judgements(registry, "modelopt_fp4", "b200", 100, moe=True, moe_backend="flashinfer_trtllm")[-1]
+        h100 = kernel_judgements(registry, "modelopt_fp4", gpu("h100"), moe=True, moe_backend="flashinfer_trtllm")[-1]
+        b200 = kernel_judgements(registry, "modelopt_fp4", gpu("b200"), moe=True, moe_backend="flashinfer_trtllm")[-1]
         assert h100.verdict == "no" and h100.via is None and f"raises ValueError at nvfp4.py:{line}" in h100.why
         raised = h100.evidence[-1]
         assert raised.line == line and "raise ValueError(_make_log_unsupported" in _source(version, raised.path, line)
@@ -86,19 +91,21 @@ def test_forcing_flashinfer_trtllm_for_nvfp4_experts_on_h100_raises_at_the_oracl
 
 def test_a_moe_backend_the_oracle_does_not_map_raises_in_its_mapping_and_auto_is_judged_as_before(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
     registry = registries["0.33.0"]
-    triton = kernel_judgements(registry, "modelopt_fp4", "h100", 90, moe=True, moe_backend="triton")[-1]
+    triton = kernel_judgements(registry, "modelopt_fp4", gpu("h100"), moe=True, moe_backend="triton")[-1]
     assert triton.verdict == "no" and triton.evidence[-1].path.endswith("oracle/nvfp4.py")
     assert "is not supported for NvFP4 MoE" in _source("0.33.0", triton.evidence[-1].path, triton.evidence[-1].line + 1)
-    auto = kernel_judgements(registry, "modelopt_fp4", "h100", 90, moe=True)[-1]
+    auto = kernel_judgements(registry, "modelopt_fp4", gpu("h100"), moe=True)[-1]
     assert auto.via == "MARLIN" and "--moe-backend <name> asks for one backend" in auto.why
 
 
 def test_the_vllm_cutlass_fp8_moe_backend_forced_raises_because_its_caller_does_not_allow_it(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
-    judged = kernel_judgements(registries["0.33.0"], "fp8", "h100", 90, moe=True, moe_backend="cutlass")[-1]
+    judged = kernel_judgements(registries["0.33.0"], "fp8", gpu("h100"), moe=True, moe_backend="cutlass")[-1]
     assert judged.verdict == "no"
     raised = judged.evidence[-1]
     assert "raise ValueError(" in _source("0.33.0", raised.path, raised.line)
@@ -107,9 +114,10 @@ def test_the_vllm_cutlass_fp8_moe_backend_forced_raises_because_its_caller_does_
 
 def test_nvfp4_is_emulated_with_the_emulation_linear_backend_and_a_weight_only_fallback_with_marlin_on_h100(
     registries: dict[str, Registry],
+    gpu: Callable[[str], Gpu],
 ) -> None:
     registry = registries["0.33.0"]
-    emulated = kernel_support(registry, "modelopt_fp4", 90, "emulation")
-    marlin = kernel_support(registry, "modelopt_fp4", 90, "marlin")
+    emulated = kernel_support(registry, "modelopt_fp4", gpu("h100"), "emulation")
+    marlin = kernel_support(registry, "modelopt_fp4", gpu("h100"), "marlin")
     assert emulated is not None and emulated[0] == "emulated" and emulated[1].startswith("EmulationNvFp4LinearKernel")
     assert marlin is not None and marlin[0] == "fallback" and marlin[1].startswith("MarlinNvFp4LinearKernel")

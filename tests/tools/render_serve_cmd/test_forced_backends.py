@@ -1,5 +1,5 @@
 """render_serve_cmd says what `--moe-backend X` and `--linear-backend X` do on the GPU at the tag: the kernel or
-expert class that value's walk picks, or the raise.
+expert class that value's walk picks, or the raise; and, on an AMD GPU, what the walk of ROCm's lists picks.
 
 The registry is derived here from the real v0.33.0 release (installed in a store of the test's own), so the
 judgement follows the extractors under test rather than the bundled copy.
@@ -80,3 +80,18 @@ def test_a_gptq_checkpoint_forced_to_linear_backend_cutlass_on_h100_warns_that_n
     warnings, judged = _linear(fresh, "cutlass")
     assert judged.startswith("no None __init__.py gptq-w4a16: --linear-backend cutlass -> no kernel: CutlassW4A8")
     assert any("The model fails to load with this --linear-backend on h100" in w for w in warnings)
+
+
+def test_fp8_on_mi300x_names_the_rocm_linear_kernel_with_its_accepting_line_and_triton_experts(
+    fresh: ToolContext,
+) -> None:
+    query = RenderQuery(model=V2_LITE, tag="v0.33.0", gpu="mi300x", quantization="fp8")
+    judged = {j.subject: j for j in render_serve_cmd(fresh, query).judgements}
+    linear = judged["linear kernel for --quantization fp8"]
+    assert (linear.verdict, linear.basis, linear.via) == ("yes", "source", "ROCmFP8ScaledMMLinearKernel")
+    assert "AiterPerTokenFp8ScaledMMLinearKernel" in linear.why  # refused ahead of it: VLLM_ROCM_USE_AITER unset
+    # v0.33.0 vllm/model_executor/kernels/linear/scaled_mm/rocm.py:107, can_implement's `return True, None`
+    accepted = linear.evidence[-1]
+    assert accepted.permalink.endswith("/blob/v0.33.0/vllm/model_executor/kernels/linear/scaled_mm/rocm.py#L107")
+    moe = judged["MoE backend for --quantization fp8 (MoE layers, tensor parallel)"]
+    assert (moe.verdict, moe.via) == ("yes", "TRITON") and "AITER" in moe.why
