@@ -8,6 +8,7 @@ keyed by platform) and `vllm/model_executor/layers/quantization/kernels/{mixed_p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, ROCM_GRID
@@ -143,13 +144,13 @@ def _selections(
         if found is None or config is None:
             continue
         entry, refs = found
-        outcomes: list[KernelOutcome] = []
+        walked: list[KernelOutcome] = []
         for backend in ["auto", *(b for b, kernels in covers.items() if set(kernels) & set(entry.kernels))]:
             for cap in grid:
-                outcome = selector.select(
-                    scheme.name, entry.name, refs, config, cap, backend, set(covers.get(backend, []))
+                walked.append(
+                    selector.select(scheme.name, entry.name, refs, config, cap, backend, set(covers.get(backend, [])))
                 )
-                outcomes = _grouped(outcomes, outcome)
+        outcomes = _grouped(walked)
         selections.append(
             KernelSelection(
                 name=scheme.name,
@@ -171,18 +172,10 @@ def _moe(tree: SourceTree, selector: MoeSelector, grid: tuple[Cap, ...]) -> list
         select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
         if select is None:
             continue
-        outcomes: list[MoeOutcome] = []
-        for parallel in PARALLEL:
-            for cap in grid:
-                outcome = selector.select(scheme, parallel, cap)
-                if outcome is not None:
-                    outcomes = _grouped(outcomes, outcome)
+        walked = [selector.select(scheme, parallel, cap) for parallel in PARALLEL for cap in grid]
         values = selector.forced_values(scheme)
-        for value in values:
-            for cap in grid:
-                forced = selector.forced(scheme, value, cap)
-                if forced is not None:
-                    outcomes = _grouped(outcomes, forced)
+        walked += [selector.forced(scheme, value, cap) for value in values for cap in grid]
+        outcomes = _grouped(o for o in walked if o is not None)
         if outcomes:
             at = tree.provenance(path, line(select))
             found.append(
@@ -202,9 +195,7 @@ def _merged(found: list[_Selection], more: list[_Selection]) -> list[_Selection]
         if known is None:
             by_name[selection.name] = selection
             continue
-        outcomes = list(known.outcomes)
-        for outcome in selection.outcomes:
-            outcomes = _grouped(outcomes, outcome)
+        outcomes = _grouped([*known.outcomes, *selection.outcomes])
         by_name[selection.name] = known.model_copy(update={"outcomes": outcomes})
     return list(by_name.values())
 
@@ -235,16 +226,19 @@ def _backend_map(tree: SourceTree, modules: Modules, selector: KernelSelector) -
     return backends
 
 
-def _grouped(outcomes: list[_Outcome], outcome: _Outcome) -> list[_Outcome]:
-    """GPUs that meet the same outcome (same backend, same walk) share one entry."""
-    key = _key(outcome)
-    for i in range(len(outcomes)):
-        known: _Outcome = outcomes[i]
-        if _key(known) == key:
-            outcomes[i] = known.model_copy(update={"capabilities": [*known.capabilities, *outcome.capabilities]})
-            return outcomes
-    outcomes.append(outcome)
-    return outcomes
+def _grouped(outcomes: Iterable[_Outcome]) -> list[_Outcome]:
+    """GPUs that meet the same outcome (same backend, same walk) share one entry, where the first of them stood.
+    Each outcome is keyed once: keying every earlier one again per outcome made 10,886 dumps a release."""
+    groups: dict[str, _Outcome] = {}
+    for outcome in outcomes:
+        key = _key(outcome)
+        known = groups.get(key)
+        groups[key] = (
+            outcome
+            if known is None
+            else known.model_copy(update={"capabilities": [*known.capabilities, *outcome.capabilities]})
+        )
+    return list(groups.values())
 
 
 def _key(outcome: KernelOutcome | MoeOutcome) -> str:
