@@ -30,15 +30,19 @@ from vllm_quant_mcp.server.toolsets import mcp_specs
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
 
-__all__ = ["WATCH", "serve_calls"]
+__all__ = ["NICE", "WATCH", "serve_calls"]
 
 WATCH = 0.2  # seconds between two looks at whether the server is still this worker's parent
+# Niceness added to a worker: where the cores are fewer than the workers plus the event loop (2 cores, a worker
+# booting or auditing on each), the kernel gives the loop's cheap answers the CPU first.
+NICE = 10
 
 
 def serve_calls(conn: Connection, context: Callable[[], ToolContext], kind: Cost) -> None:
     """The worker process's main: the tools of cost `kind` on the context `context()` builds, until the pipe closes."""
     os.dup2(2, 1)  # over stdio the server's stdout is the protocol: nothing a tool prints may reach it
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the whole group; the server stops its workers
+    os.nice(NICE)
     _exit_when_orphaned(os.getppid())
     ctx = context()
     specs = {spec.name: spec for spec in mcp_specs() if spec.cost == kind}
