@@ -39,17 +39,13 @@ from vllm_quant_mcp.server.mcp.worker import serve_calls
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost
 
-__all__ = ["KIND", "LIMIT", "SIZE", "WorkerDiedError", "WorkerPool"]
+__all__ = ["KIND", "LIMIT", "SIZE", "WorkerPool"]
 
 KIND: Cost = "compute"  # the lane whose calls run in the workers
 SIZE = 2  # workers: the compute lane's slots, so an admitted call never waits for one
 LIMIT = 60.0  # seconds a call may run before its worker is killed (the slowest measured, check_gates: ~3 s)
 
 log = logging.getLogger("vllm_quant_mcp")
-
-
-class WorkerDiedError(Exception):
-    """The worker ended under a call (killed, out of memory, a crash of the interpreter)."""
 
 
 class _Worker:
@@ -63,7 +59,10 @@ class _Worker:
         theirs.close()
 
     def call(self, name: str, arguments: dict[str, Any], make_sink: Callable[[], Sink | None]) -> tuple[str, Any]:
-        """Send one call and wait for its outcome, relaying its steps; runs on a thread of the server."""
+        """Send one call and wait for its outcome (mcp/worker.py), relaying its steps; runs on a thread of the server.
+
+        `("died", how)` when the worker ends under the call (killed, out of memory, a crash of the interpreter).
+        """
         sink = make_sink()  # made here: a ClientSink reports from the thread it was made in
         try:
             self._conn.send((name, arguments))
@@ -73,8 +72,8 @@ class _Worker:
                     return kind, value
                 if sink is not None:
                     sink(value)
-        except (EOFError, OSError) as exc:
-            raise WorkerDiedError(self.ending()) from exc
+        except (EOFError, OSError):
+            return "died", self.ending()
 
     def ending(self) -> str:
         self.process.join(1)
@@ -120,30 +119,30 @@ class WorkerPool:
             self.start()  # at most size - 1 busy here: one is idle after this
             worker = self._idle.pop()
             self._busy.add(worker)
-            healthy = False
+            kind: str = "died"  # what stands if the call never returns: the worker is killed
+            value: Any = "cancelled"
             try:
                 with anyio.fail_after(LIMIT):
                     kind, value = await anyio.to_thread.run_sync(
                         worker.call, name, arguments, make_sink, abandon_on_cancel=True, limiter=self._threads
                     )
-                healthy = True
             except TimeoutError:
                 raise ToolError(
                     f"time limit: {name} ran past {LIMIT:g} s and was stopped; ask for less (fewer tags, "
                     "a shorter script) or retry"
                 ) from None
-            except WorkerDiedError as exc:
-                log.error("compute worker %s ended under %s: %s", worker.process.pid, name, exc)
-                raise ToolError(
-                    f"the worker process running {name} ended ({exc}); a new one has taken its place: retry the call"
-                ) from None
             finally:
                 self._busy.discard(worker)
-                if healthy and not self._closed:
+                if kind != "died" and not self._closed:
                     self._idle.append(worker)
                 else:
                     worker.kill()
                     self.start()
+        if kind == "died":
+            log.error("compute worker %s ended under %s: %s", worker.process.pid, name, value)
+            raise ToolError(
+                f"the worker process running {name} ended ({value}); a new one has taken its place: retry the call"
+            )
         if kind == "refused":
             raise ToolError(value)
         if kind == "crashed":

@@ -18,7 +18,7 @@ import anyio.to_thread
 import pytest
 from mcp.client.session import ClientSession
 from mcp.types import CallToolResult, TextContent
-from support.http_server import HttpServer, http_server, http_session
+from support.http_server import HttpServer, http_server, http_session, until_working
 from support.hubserver import HubServer
 from support.proctree import alive, descendants
 
@@ -175,9 +175,10 @@ async def test_sigterm_under_audits_greps_and_held_calls_leaves_no_worker_alive(
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(flood, "pick_format", _pick(SLOW), 1)
+            await _until(lambda: any(SLOW in path for path in hub.requests), "a worker is held at the hub")
             tg.start_soon(flood, "audit_deployment", AUDIT, 20)
             tg.start_soon(flood, "grep_vllm_source", {"pattern": r"(\w+)\s+\1\b", "tag": TAG, "max_results": 1}, 4)
-            await _until(lambda: any(SLOW in path for path in hub.requests), "a worker is held at the hub")
+            await until_working(server.proc.pid)  # the other worker audits, the server greps
             server.proc.send_signal(signal.SIGTERM)
             code = await anyio.to_thread.run_sync(lambda: server.proc.wait(timeout=30))
             tg.cancel_scope.cancel()
