@@ -8,6 +8,7 @@ looked up at every release) for CPU. The workers are found as the server's child
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -185,3 +186,21 @@ async def test_sigterm_under_audits_greps_and_held_calls_leaves_no_worker_alive(
         await _until(lambda: not any(alive(pid) for pid in children), "every child of the server is gone")
     assert len(workers) == 2
     assert code == 0
+
+
+async def test_workers_of_a_server_killed_with_sigkill_exit_by_themselves(tmp_path: Path, hub: HubServer) -> None:
+    with http_server(tmp_path / "cache", env={"HF_ENDPOINT": hub.endpoint}) as server:
+        async with http_session(server.url) as session, anyio.create_task_group() as tg:
+            workers = _workers(server)
+
+            async def held() -> None:
+                with contextlib.suppress(Exception):  # the server dies under this call
+                    await session.call_tool("pick_format", _pick(SLOW))
+
+            tg.start_soon(held)
+            await _until(lambda: any(SLOW in path for path in hub.requests), "a worker is held at the hub")
+            server.proc.kill()  # no handler runs: nothing of the server stops its workers
+            server.proc.wait()
+            await _until(lambda: not any(alive(pid) for pid in workers), "the orphaned workers exit")
+            tg.cancel_scope.cancel()
+    assert len(workers) == 2
