@@ -22,6 +22,7 @@ from mcp.types import CallToolResult, TextContent
 from support.http_server import HttpServer, http_server, http_session, until_working
 from support.hubserver import HubServer
 from support.proctree import alive, descendants
+from support.releases import install_release_tree
 
 pytestmark = pytest.mark.anyio
 TAG = "v0.32.0"
@@ -204,3 +205,24 @@ async def test_workers_of_a_server_killed_with_sigkill_exit_by_themselves(tmp_pa
             await _until(lambda: not any(alive(pid) for pid in workers), "the orphaned workers exit")
             tg.cancel_scope.cancel()
     assert len(workers) == 2
+
+
+async def test_a_worker_relays_its_calls_progress_to_the_client(tmp_path: Path, hub: HubServer) -> None:
+    cache = tmp_path / "cache"
+    install_release_tree(cache, "0.32.0")
+    (cache / "registries").mkdir(exist_ok=True)
+    (cache / "registries" / f"{TAG}.json").write_text("{damaged", encoding="utf-8")  # derived again from the tree
+    progress: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    with http_server(cache, env={"HF_ENDPOINT": hub.endpoint}) as server:
+        async with http_session(server.url) as session:
+            result = await session.call_tool(
+                "diff_tags", {"from_tag": "v0.30.0", "to_tag": TAG}, progress_callback=on_progress
+            )
+        workers = _workers(server)
+    assert not result.is_error, _text(result)
+    assert len(workers) == 2  # a server with its pool: diff_tags, of the compute lane, ran in a worker
+    assert progress and {m.partition(":")[0] for m in progress} == {"derive"}, progress
