@@ -12,9 +12,10 @@ temporary cache holding the v0.32.0 tree, and warmed (one grep, one registry rea
    regex only the `regex` engine runs, over every file; audit: a script of a thousand unknown
    flags, each looked up at every release; gates: every gate from v0.19.0 to v0.33.0 for a
    serve command; pick: a ranking for the largest model the figures allow); once the server
-   has spent a second of CPU on them, the same cheap workload as in 1;
-3. SIGTERM with the expensive calls still in flight: seconds until the process is gone
-   (killed after 60 s, reported as such);
+   has spent a second of CPU on them (its workers' included) or answered them all, the same
+   cheap workload as in 1;
+3. SIGTERM with the expensive calls still in flight: seconds until the process and every
+   child it had (compute workers) are gone (killed after 60 s, reported as such);
 4. a fresh server, 200 first greps of the tag at once (10 sessions of 20): its peak RSS
    (VmHWM), which single-flight loading (knowledge/search/loading.py) keeps at one copy;
 5. a fresh server under the 1,024-file limit a systemd service gets: M idle TCP connections
@@ -53,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from support.http_server import until_working, wait_for_port
 from support.loopback import closed_port
+from support.proctree import alive, descendants, status_kb
 from support.releases import install_release_tree
 
 TAG = "v0.32.0"
@@ -171,15 +173,19 @@ async def measure(exe: str, cache: Path, flood: str, sessions: int, expensive: i
         outcomes: Counter[str] = Counter()
         async with anyio.create_task_group() as tg:
             tg.start_soon(expensive_flood, url, flood, expensive, outcomes)
-            await until_working(proc.pid)
+            await until_working(proc.pid, done=lambda: sum(outcomes.values()) >= expensive)  # pick may be over
             loaded, loaded_errors = await cheap_workload(url, sessions, calls)
             before_signal = dict(outcomes)
             in_flight = expensive - sum(before_signal.values())
+            children = descendants(proc.pid)
             began = time.monotonic()
             proc.send_signal(signal.SIGTERM)
             try:
                 await anyio.to_thread.run_sync(lambda: proc.wait(timeout=STOP_LIMIT))
-                stopped = f"{time.monotonic() - began:.1f} s"
+                while any(alive(child) for child in children) and time.monotonic() - began < STOP_LIMIT:
+                    await anyio.sleep(0.05)
+                left = sum(alive(child) for child in children)
+                stopped = f"{time.monotonic() - began:.1f} s" + (f", {left} children left" if left else "")
             except subprocess.TimeoutExpired:
                 stopped = f"> {STOP_LIMIT:.0f} s (killed)"
             tg.cancel_scope.cancel()
@@ -193,7 +199,7 @@ async def measure(exe: str, cache: Path, flood: str, sessions: int, expensive: i
         row[f"{flood} calls done before SIGTERM"] = (
             ", ".join(f"{n} {k}" for k, n in sorted(before_signal.items())) or "none"
         )
-        row[f"SIGTERM -> exit, {flood}"] = f"{stopped} ({in_flight} in flight)"
+        row[f"SIGTERM -> exit, {flood}"] = f"{stopped} ({in_flight} in flight, {len(children)} children)"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -202,8 +208,8 @@ async def measure(exe: str, cache: Path, flood: str, sessions: int, expensive: i
 
 
 def peak_rss_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) / 1024
+    """The peak RSS of the server plus its workers' (each process's own peak, summed)."""
+    return status_kb(pid, "VmHWM") / 1024
 
 
 async def first_greps(exe: str, cache: Path, total: int) -> str:
@@ -281,13 +287,7 @@ async def session_flood(exe: str, cache: Path, count: int) -> str:
             other = "error" if result.is_error else "answered"
         except Exception as exc:
             other = f"failed ({type(exc).__name__})"
-        rss = int(
-            next(
-                ln.split()[1]
-                for ln in Path(f"/proc/{proc.pid}/status").read_text(encoding="utf-8").splitlines()
-                if ln.startswith("VmRSS:")
-            )
-        )
+        rss = status_kb(proc.pid, "VmRSS")  # workers included
         codes = ", ".join(f"{n}x {code}" for code, n in sorted(statuses.items()))
         return f"{codes}; another client {other}; RSS {rss / 1024:.0f} MB"
     finally:

@@ -15,7 +15,7 @@ from vllm_quant_mcp.knowledge.errors import NotFoundError
 from vllm_quant_mcp.knowledge.tags import InvalidTagError, nearest_tags, normalize_tag, tag_key
 from vllm_quant_mcp.tools.context import Fetches, ToolContext
 
-__all__ = ["FETCH_QUOTA", "default_tag", "make_context", "serve_fetches", "writable"]
+__all__ = ["FETCH_QUOTA", "default_tag", "make_context", "serve_fetches", "worker_context", "writable"]
 
 
 def installed_vllm_tag() -> str | None:
@@ -65,6 +65,17 @@ def make_context(
         default_tag=default_tag(tag, store.known_tags()),
         local_models=local_models,
         fetches=fetches or Fetches(),
+        local_paths=local_paths,
+    )
+
+
+def worker_context(tag: str | None, local_models: bool, local_paths: bool) -> ToolContext:
+    """A compute worker's context (mcp/pool.py): the server's settings, made in the worker from these picklable
+    values. It never fetches: the compute tools read registries, not trees, and the fetch quota is the server's."""
+    return make_context(
+        tag,
+        local_models=local_models,
+        fetches=Fetches("tree fetches are the server process's, not a compute worker's"),
         local_paths=local_paths,
     )
 

@@ -253,6 +253,12 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="answer only from trees on disk; never download a tag's source (a read-only cache implies it)",
     )
+    p.add_argument(
+        "--worker-pool",
+        action=argparse.BooleanOptionalAction,
+        help="run audits, gate checks, diffs, serve commands and rankings in 2 worker processes, so they never "
+        "slow cheap calls (default: on for HTTP, off for stdio); --no-worker-pool runs them in threads",
+    )
     p.set_defaults(run=_serve, parser=p)
 
 

@@ -17,7 +17,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -43,6 +43,9 @@ from vllm_quant_mcp.server.mcp.lanes import LANES, Lane, Lanes
 from vllm_quant_mcp.server.mcp.schemas import compact_input_schema, described_output_schema
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost, ToolSpec
+
+if TYPE_CHECKING:
+    from vllm_quant_mcp.server.mcp.pool import WorkerPool
 
 __all__ = [
     "CACHE_HINTS",
@@ -221,10 +224,14 @@ def shipped_tools() -> list[MCPTool]:
 
 
 def build_server(
-    context: Callable[[], ToolContext], lanes: Mapping[Cost, Lane] = LANES, toolsets: Sequence[str] | None = None
+    context: Callable[[], ToolContext],
+    lanes: Mapping[Cost, Lane] = LANES,
+    toolsets: Sequence[str] | None = None,
+    pool: WorkerPool | None = None,
 ) -> VllmQuantServer:
     """The server; `lanes` sizes its tool calls' concurrency per kind of cost (mcp/lanes.py); `toolsets`
-    (names in server/toolsets.py) limits the tools offered, None for all."""
+    (names in server/toolsets.py) limits the tools offered, None for all; `pool` runs the compute lane's
+    calls in worker processes (mcp/pool.py), None for threads of this process."""
     from vllm_quant_mcp.server.mcp import completions, progress, prompts
     from vllm_quant_mcp.server.mcp import resources as registry_resources
 
@@ -234,7 +241,7 @@ def build_server(
     def register_tools(server: MCPServer) -> None:
         from vllm_quant_mcp.server.mcp import tools
 
-        tools.register(server, lazy, limiters)
+        tools.register(server, lazy, limiters, pool)
 
     server = VllmQuantServer(
         register_tools,

@@ -9,8 +9,8 @@ sized for what it spends, and cheap kinds never share one with expensive ones:
 - `compute` (2): audits, gate checks, diffs, serve commands and format rankings, which read
   many registries or the whole knowledge base: 0.1-2 s of CPU each. In the registry lane,
   45 audits in flight held all 16 slots and cheap calls waited 15 s (13 of 20 "busy"); in a
-  lane of their own they queue behind each other. Two slots, as for scans: every thread that
-  runs Python holds the GIL in turn, and the event loop that answers cheap calls is one more.
+  lane of their own they queue behind each other. Two slots, as for scans; an HTTP server runs
+  them in as many worker processes (mcp/pool.py), so they hold no GIL the event loop needs.
 - `source` (2): scans of a tree, up to seconds of CPU each. A back-referencing regex runs
   the `regex` engine over the 2,600 files of v0.32.0 in 5-8 s alone; two or four at once in
   one process (one GIL) all reached the 10 s limit and answered nothing. Two, not one, so a
@@ -29,7 +29,7 @@ their own (the lanes' sum), never on the default one resources and completions u
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -70,6 +70,10 @@ class Lanes:
 
     async def run(self, kind: Cost, work: Callable[[], T]) -> T:
         """`work` on a worker thread once a slot of its kind is free; a busy ToolError past the lane's wait."""
+        return await self.admit(kind, lambda: anyio.to_thread.run_sync(work, limiter=self._threads))
+
+    async def admit(self, kind: Cost, work: Callable[[], Awaitable[T]]) -> T:
+        """`await work()` once a slot of its kind is free (the compute lane's calls go to mcp/pool.py's workers)."""
         lane, slots = self._lanes[kind], self._slots[kind]
         admitted = False
         with anyio.move_on_after(lane.wait):
@@ -81,6 +85,6 @@ class Lanes:
                 f"busy: {slots.borrowed_tokens} {lane.noun} running, {waiting} more waiting; retry in a few seconds"
             )
         try:
-            return await anyio.to_thread.run_sync(work, limiter=self._threads)
+            return await work()
         finally:
             slots.release()

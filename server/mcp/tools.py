@@ -3,21 +3,21 @@
 The SDK reads a tool's parameters from its signature; here that signature is built from
 the query model's fields (type, bounds, description, default), so nothing is written
 twice. The call validates the arguments into the query model, runs the tool on a worker
-thread of its kind's lane (mcp/lanes.py: a slow kind never holds a thread a cheap one needs)
-while telling the client of long work (mcp/progress.py), and translates our errors once
-(mcp/errors.py).
+thread of its kind's lane (mcp/lanes.py: a slow kind never holds a thread a cheap one needs),
+or for the compute lane in a worker process when the server has a pool (mcp/pool.py), while
+telling the client of long work (mcp/progress.py), and translates our errors once
+(mcp/errors.py, in mcp/answer.py).
 
 The result goes out twice, as MCP intends: the structured content carries the data (and
 is checked against the output schema), and the text content is the tool's own rendering
 for people (tools/<name>/text.py), a fraction of the JSON's size, which is what most
-clients put in front of the model.
+clients put in front of the model. Both are made where the call ran, off the event loop.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -25,9 +25,10 @@ from mcp.server.mcpserver.context import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from vllm_quant_mcp.knowledge.progress import listening
-from vllm_quant_mcp.server.mcp.errors import as_tool_errors
+from vllm_quant_mcp.server.mcp.answer import answer
 from vllm_quant_mcp.server.mcp.lanes import Lanes
+from vllm_quant_mcp.server.mcp.pool import KIND as POOLED
+from vllm_quant_mcp.server.mcp.pool import WorkerPool
 from vllm_quant_mcp.server.mcp.progress import ClientSink
 from vllm_quant_mcp.server.toolsets import mcp_specs
 from vllm_quant_mcp.tools.context import ToolContext
@@ -60,22 +61,17 @@ def annotations_of(spec: ToolSpec[Any, Any]) -> ToolAnnotations:
 
 
 def _tool(
-    spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext], lanes: Lanes
+    spec: ToolSpec[Any, Any], tool_context: Callable[[], ToolContext], lanes: Lanes, pool: WorkerPool | None
 ) -> Callable[..., Awaitable[CallToolResult]]:
-    fields = spec.query.model_fields
-
     async def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
-        def work() -> BaseModel:
-            sink = ClientSink.of(ctx)  # made in the worker thread, which it reports from
-            with listening(sink) if sink else nullcontext(), as_tool_errors(spec.name, fields):
-                done: BaseModel = spec.run(tool_context(), arguments)
-            return done
+        def sink() -> ClientSink | None:
+            return ClientSink.of(ctx)  # made in the thread that runs or relays the call, which it reports from
 
-        result = await lanes.run(spec.cost, work)
-        return CallToolResult(
-            content=[TextContent(type="text", text=spec.renderer()(result))],
-            structured_content=result.model_dump(mode="json", by_alias=True),
-        )
+        if pool is not None and spec.cost == POOLED:
+            done = await lanes.admit(spec.cost, lambda: pool.run(spec.name, arguments, sink))
+        else:
+            done = await lanes.run(spec.cost, lambda: answer(spec, tool_context(), arguments, sink()))
+        return CallToolResult(content=[TextContent(type="text", text=done.text)], structured_content=done.structured)
 
     signature = signature_of(spec.query, spec.result)
     call.__signature__ = signature  # type: ignore[attr-defined]
@@ -85,10 +81,11 @@ def _tool(
     return call
 
 
-def register(server: MCPServer, tool_context: Callable[[], ToolContext], lanes: Lanes) -> None:
+def register(server: MCPServer, tool_context: Callable[[], ToolContext], lanes: Lanes, pool: WorkerPool | None) -> None:
+    """Every offered tool; with a `pool`, the compute lane's calls run in its worker processes (mcp/pool.py)."""
     for spec in mcp_specs():
         server.add_tool(
-            _tool(spec, tool_context, lanes),
+            _tool(spec, tool_context, lanes, pool),
             name=spec.name,
             title=spec.title,
             description=spec.description,

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from .loopback import closed_port
+from .proctree import cpu_seconds
 
 # A raw JSON-RPC initialize and the headers streamable HTTP asks for, for tests that speak to /mcp without a client.
 INITIALIZE = {
@@ -30,7 +31,7 @@ INITIALIZE = {
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
-__all__ = ["HttpServer", "cpu_seconds", "http_server", "http_session", "until_working", "wait_for_port"]
+__all__ = ["HttpServer", "http_server", "http_session", "until_working", "wait_for_port"]
 
 EXE = str(Path(sys.executable).with_name("vllm-quant-mcp"))
 
@@ -58,17 +59,12 @@ def wait_for_port(proc: subprocess.Popen[bytes], port: int, seconds: float) -> N
             time.sleep(0.05)
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) process `pid` has spent, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-async def until_working(pid: int, seconds: float = 1.0) -> None:
-    """Until the server has spent `seconds` of CPU on the calls: they are running, not still on the way."""
+async def until_working(pid: int, seconds: float = 1.0, done: Callable[[], bool] = lambda: False) -> None:
+    """Until the server (its workers included) has spent `seconds` of CPU on the calls: they are running, not
+    still on the way; or until `done()` says the calls are over already."""
     start = cpu_seconds(pid)
     with anyio.fail_after(120):
-        while cpu_seconds(pid) - start < seconds:
+        while cpu_seconds(pid) - start < seconds and not done():
             await anyio.sleep(0.1)
 
 
