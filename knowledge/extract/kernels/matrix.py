@@ -9,7 +9,7 @@ keyed by platform) and `vllm/model_executor/layers/quantization/kernels/{mixed_p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, ROCM_GRID
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Member, Modules, Scope, Shared, class_ref
@@ -34,8 +34,8 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 __all__ = ["LINEAR", "extract_kernel_lists", "extract_kernels"]
 
-_Outcome = TypeVar("_Outcome", KernelOutcome, MoeOutcome)
-_Selection = TypeVar("_Selection", KernelSelection, MoeSelection)
+_Outcome = TypeVar("_Outcome", bound=KernelOutcome | MoeOutcome)
+_Selection = TypeVar("_Selection", bound=KernelSelection | MoeSelection)
 
 LINEAR = "vllm/model_executor/kernels/linear/__init__.py"
 _OLD = "vllm/model_executor/layers/quantization/kernels"
@@ -191,12 +191,12 @@ def _merged(found: list[_Selection], more: list[_Selection]) -> list[_Selection]
     """Selections of another walk (platform or GPU) added to those of the same scheme, outcome by outcome."""
     by_name = {s.name: s for s in found}
     for selection in more:
-        known = by_name.get(selection.name)
-        if known is None:
+        earlier: _Selection | None = by_name.get(selection.name)
+        if earlier is None:
             by_name[selection.name] = selection
             continue
-        outcomes = _grouped([*known.outcomes, *selection.outcomes])
-        by_name[selection.name] = known.model_copy(update={"outcomes": outcomes})
+        outcomes: list[Any] = _grouped([*earlier.outcomes, *selection.outcomes])
+        by_name[selection.name] = cast(_Selection, earlier.model_copy(update={"outcomes": outcomes}))
     return list(by_name.values())
 
 
@@ -232,12 +232,12 @@ def _grouped(outcomes: Iterable[_Outcome]) -> list[_Outcome]:
     groups: dict[str, _Outcome] = {}
     for outcome in outcomes:
         key = _key(outcome)
-        known = groups.get(key)
-        groups[key] = (
-            outcome
-            if known is None
-            else known.model_copy(update={"capabilities": [*known.capabilities, *outcome.capabilities]})
-        )
+        first: _Outcome | None = groups.get(key)
+        if first is None:
+            groups[key] = outcome
+        else:
+            merged = first.model_copy(update={"capabilities": [*first.capabilities, *outcome.capabilities]})
+            groups[key] = cast(_Outcome, merged)  # model_copy keeps the class; mypy reads the bound's union
     return list(groups.values())
 
 
