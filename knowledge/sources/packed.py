@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from .pack import Pack, open_pack
-from .tree import SourceTree
+from .tree import SourceTree, glob_match
 
 __all__ = ["PackedTree"]
 
@@ -32,13 +31,4 @@ class PackedTree(SourceTree):
     def glob(self, pattern: str) -> list[str]:
         """Paths (text and binary files) matching a pathlib-style glob (`**` spans folders), sorted."""
         parts = pattern.split("/")
-        return sorted(p for p in (*self.pack.paths, *self.pack.binaries) if _glob_match(parts, p.split("/")))
-
-
-def _glob_match(parts: list[str], segments: list[str]) -> bool:
-    """pathlib's reading of a glob (our own fixed patterns, never a caller's): fnmatch per segment."""
-    if not parts:
-        return not segments
-    if parts[0] == "**":
-        return any(_glob_match(parts[1:], segments[i:]) for i in range(len(segments) + 1))
-    return bool(segments) and fnmatchcase(segments[0], parts[0]) and _glob_match(parts[1:], segments[1:])
+        return sorted(p for p in (*self.pack.paths, *self.pack.binaries) if glob_match(parts, p.split("/")))
