@@ -67,6 +67,9 @@ def literal(node: tree_sitter.Node) -> object:
     """The Python value of a literal node, or NotLiteral."""
     if node.type == "string" and (plain := _plain_string(node)) is not None:
         return plain
+    prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
+    if prefix is not None and b"f" in prefix[0].lower():  # literal_eval would compile it only to refuse it
+        raise NotLiteral(f"an f-string at line {line(node)}")
     try:
         return ast.literal_eval(text(node))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
@@ -74,6 +77,7 @@ def literal(node: tree_sitter.Node) -> object:
 
 
 _PLAIN_PREFIXES = {b"", b"r", b"R", b"u", b"U"}
+_PREFIX = re.compile(rb"[rRbBuUfF]*")  # the letters before a string's opening quote
 _QUOTES = {b'"', b"'", b'"""', b"'''"}
 # Bytes that make literal_eval's value differ from the raw text, or make it fail.
 _NOT_PLAIN = re.compile(rb"[\\\r\x00]")
