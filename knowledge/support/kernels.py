@@ -193,8 +193,7 @@ def _auto_linear(
         for o in selection.outcomes
         if o.linear_backend != "auto" and _on(o, where) and o.kernel != outcome.kernel
     ]
-    refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
-    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+    refused, pending = _walked(outcome)
     why = f"{selection.provenance.path.rsplit('/', 1)[-1]} {selection.name}: "
     why += f"{outcome.kernel or 'no kernel'}" + (f" after {'; '.join(refused)} refused" if refused else "")
     if pending:
@@ -206,15 +205,37 @@ def _auto_linear(
     if forced:
         why += f"; {', '.join(forced)}"
     taken = [v for v in outcome.considered if v.verdict == "yes"] + ([outcome.runner_up] if outcome.runner_up else [])
+    evidence = _deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else [])
+    return _walk_judgement(registry, method, gpu, selection, outcome, "", why, evidence, taken)
+
+
+def _walked(outcome: KernelOutcome) -> tuple[list[str], list[str]]:
+    """The candidates refused (with the first check's why) and those left to the machine, in the walk's order."""
+    refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
+    return refused, [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+
+
+def _walk_judgement(
+    registry: Registry,
+    method: str,
+    gpu: str,
+    selection: KernelSelection,
+    outcome: KernelOutcome,
+    asked: str,
+    why: str,
+    evidence: list[Evidence],
+    taken: list[KernelVerdict],
+) -> Judgement:
+    """A linear walk's judgement, read off the source: the kernel is the walk's, the layer's scheme is curated."""
     return Judgement(
-        subject=f"linear kernel for --quantization {method}",
+        subject=f"linear kernel for --quantization {method}{f' with {asked}' if asked else ''}",
         gpu=gpu,
         tag=registry.tag,
         verdict=outcome.verdict,
         basis="source",
         via=outcome.kernel,
         why=why,
-        evidence=_deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else []),
+        evidence=evidence,
         assumptions=[
             *registry.kernel_support.assumptions,
             f"{method} builds a {selection.name} layer (curated)",
@@ -236,8 +257,7 @@ def _forced_linear(
     prioritize_humming's order is left out: a value narrows the list to one family, so it decides nothing here.
     """
     asked = f"--linear-backend {outcome.linear_backend}"
-    refused = [f"{v.kernel} ({v.checks[0].why})" for v in outcome.considered if v.verdict == "no" and v.checks]
-    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
+    refused, pending = _walked(outcome)
     why = f"{selection.provenance.path.rsplit('/', 1)[-1]} {selection.name}: {asked} -> "
     if outcome.kernel is None:
         why += f"no kernel: {'; '.join(refused) or 'none of its kernels accepts the layer'}"
@@ -253,21 +273,8 @@ def _forced_linear(
         at = mapped.provenance
         checks.insert(0, Check(why=f"{asked} covers {', '.join(mapped.kernels)}", path=at.path, line=at.line))
     taken = [v for v in outcome.considered if v.verdict == "yes"]
-    return Judgement(
-        subject=f"linear kernel for --quantization {method} with {asked}",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict=outcome.verdict,
-        basis="source",
-        via=outcome.kernel,
-        why=why,
-        evidence=[_evidence(c, registry.tag) for c in checks][:6],
-        assumptions=[
-            *registry.kernel_support.assumptions,
-            f"{method} builds a {selection.name} layer (curated)",
-            *_installs(registry, taken),
-        ],
-    )
+    evidence = [_evidence(c, registry.tag) for c in checks][:6]
+    return _walk_judgement(registry, method, gpu, selection, outcome, asked, why, evidence, taken)
 
 
 def _missed_linear(
