@@ -5,8 +5,8 @@ which kernel serves which method is ours (METHOD_SCHEMES, labelled curated in th
 Native, fallback or emulated follows from the kernel picked where the source decides it for certain: a Marlin
 or W4A16 kernel for a format whose activations are quantized runs weight-only (activations in BF16, fallback),
 an Emulation kernel dequantizes to BF16 (emulated). Whether the release's wheel compiles the picked kernel's
-op for the GPU is the cuda_archs kind's answer (support/cuda_archs.py); `--moe-backend X` is judged by the
-oracle's forced path, replayed per value. The GPU table answers where no kernel is derived, where checks ahead
+op for the GPU is the cuda_archs kind's answer (support/cuda_archs.py); the MoE backend, forced or not, is
+moe_kernels.py's. The GPU table answers where no kernel is derived, where checks ahead
 of the pick are decided on the machine, and for Humming (whose activation schema its name does not tell). An AMD
 GPU reads the ROCm walk at the capability torch reports for its gfx arch (gfx942: 9.4); cuda_archs is CUDA's
 build only, so a ROCm pick carries no build condition.
@@ -15,15 +15,16 @@ build only, so a ROCm pick carries no build condition.
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.facts.kinds import Gpu
-from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelection, KernelVerdict, MoeOutcome
+from vllm_quant_mcp.knowledge.registry.kernels import KernelOutcome, KernelSelection, KernelVerdict
 from vllm_quant_mcp.knowledge.registry.matrix import Check
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.sources.tree import REPOSITORY_URL
 from vllm_quant_mcp.knowledge.support.backend_miss import backend_miss
 from vllm_quant_mcp.knowledge.support.cuda_archs import kernel_compiled
 from vllm_quant_mcp.knowledge.support.evaluate import capability_of
 from vllm_quant_mcp.knowledge.support.formats import Support
 from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
+from vllm_quant_mcp.knowledge.support.kernel_evidence import checks_of, deciding, evidence_of, on
+from vllm_quant_mcp.knowledge.support.moe_kernels import moe_judgement
 
 __all__ = ["METHOD_SCHEMES", "kernel_judgements", "kernel_support"]
 
@@ -103,16 +104,10 @@ def kernel_judgements(
         judged = _linear_judgement(registry, method, gpu.id, where, *linear, asked=linear_backend)
         found.append(_built(registry, judged, judged.via, gpu.sm))
     scheme = METHOD_SCHEMES.get(method, (None, None))[1]
-    selection = next((s for s in registry.kernel_support.moe if s.name == scheme), None) if moe else None
-    tp = [o for o in selection.outcomes if _on(o, where) and o.parallel == "tp"] if selection else []
-    outcome = next((o for o in tp if o.moe_backend == moe_backend), None) or next(
-        (o for o in tp if o.moe_backend == "auto"), None
-    )
-    if selection is not None and moe_backend != "auto" and selection.unmapped and moe_backend not in selection.forced:
-        found.append(_unmapped_judgement(registry, method, gpu.id, moe_backend, selection.forced, selection.unmapped))
-    elif selection is not None and outcome is not None:
-        judged = _moe_judgement(registry, method, gpu.id, selection.provenance.path, outcome, moe_backend)
-        found.append(_built(registry, judged, outcome.experts, gpu.sm))
+    moe_judged = moe_judgement(registry, method, gpu.id, where, scheme, moe_backend) if moe and scheme else None
+    if moe_judged is not None:
+        judged, experts = moe_judged
+        found.append(_built(registry, judged, experts, gpu.sm))
     return found
 
 
@@ -142,11 +137,6 @@ def _built(registry: Registry, judgement: Judgement, kernel: str | None, sm: int
     )
 
 
-def _on(outcome: KernelOutcome | MoeOutcome, where: tuple[str, str]) -> bool:
-    """Whether the outcome is the walk's answer on this platform and capability (an older registry's are CUDA's)."""
-    return outcome.platform == where[0] and where[1] in outcome.capabilities
-
-
 def _linear(
     registry: Registry, method: str, gpu: Gpu, backend: str = "auto"
 ) -> tuple[KernelSelection, KernelOutcome] | None:
@@ -156,7 +146,7 @@ def _linear(
     selection = next((s for s in registry.kernel_support.selections if s.name == scheme), None)
     if selection is None or where is None:
         return None
-    here = [o for o in selection.outcomes if _on(o, where)]
+    here = [o for o in selection.outcomes if on(o, where)]
     outcome = next((o for o in here if o.linear_backend == backend), None) or next(
         (o for o in here if o.linear_backend == "auto"), None
     )
@@ -191,7 +181,7 @@ def _auto_linear(
     forced = [
         f"--linear-backend {o.linear_backend} -> {o.kernel or 'none'}"
         for o in selection.outcomes
-        if o.linear_backend != "auto" and _on(o, where) and o.kernel != outcome.kernel
+        if o.linear_backend != "auto" and on(o, where) and o.kernel != outcome.kernel
     ]
     refused, pending = _walked(outcome)
     why = f"{selection.provenance.path.rsplit('/', 1)[-1]} {selection.name}: "
@@ -205,7 +195,7 @@ def _auto_linear(
     if forced:
         why += f"; {', '.join(forced)}"
     taken = [v for v in outcome.considered if v.verdict == "yes"] + ([outcome.runner_up] if outcome.runner_up else [])
-    evidence = _deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else [])
+    evidence = deciding(registry.tag, outcome.considered, [outcome.reordered] if outcome.reordered else [])
     return _walk_judgement(registry, method, gpu, selection, outcome, "", why, evidence, taken)
 
 
@@ -265,15 +255,15 @@ def _forced_linear(
         why += outcome.kernel + (f" after {'; '.join(refused)} refused" if refused else "")
     if pending:
         why += f"; ahead of it, decided on the machine: {', '.join(pending)}"
-    auto = next((o for o in selection.outcomes if o.linear_backend == "auto" and _on(o, where)), None)
+    auto = next((o for o in selection.outcomes if o.linear_backend == "auto" and on(o, where)), None)
     why += f"; auto picks {auto.kernel}" if auto is not None and auto.kernel and auto.kernel != outcome.kernel else ""
     mapped = next((b for b in registry.kernel_support.backends if b.name == outcome.linear_backend), None)
-    checks = [c for v in outcome.considered for c in _checks(v)]
+    checks = [c for v in outcome.considered for c in checks_of(v)]
     if mapped is not None:
         at = mapped.provenance
         checks.insert(0, Check(why=f"{asked} covers {', '.join(mapped.kernels)}", path=at.path, line=at.line))
     taken = [v for v in outcome.considered if v.verdict == "yes"]
-    evidence = [_evidence(c, registry.tag) for c in checks][:6]
+    evidence = [evidence_of(c, registry.tag) for c in checks][:6]
     return _walk_judgement(registry, method, gpu, selection, outcome, asked, why, evidence, taken)
 
 
@@ -286,7 +276,7 @@ def _missed_linear(
     subject = f"{auto.subject} with --linear-backend {asked}"
     sites = [(s, Check(why=s.name, path=s.provenance.path, line=s.provenance.line)) for s in miss.sites]
     where = ", ".join(f"{s.function} at {c.path.rsplit('/', 1)[-1]}:{c.line}" for s, c in sites[:3])
-    evidence = [_evidence(c, registry.tag) for _, c in sites[:3]]
+    evidence = [evidence_of(c, registry.tag) for _, c in sites[:3]]
     if miss.raises:
         return auto.model_copy(
             update={
@@ -307,79 +297,6 @@ def _missed_linear(
     )
 
 
-def _moe_judgement(
-    registry: Registry, method: str, gpu: str, path: str, outcome: MoeOutcome, asked: str = "auto"
-) -> Judgement:
-    file = path.rsplit("/", 1)[-1]
-    if outcome.moe_backend != "auto":
-        return _forced_judgement(registry, method, gpu, file, outcome)
-    refused = [v.kernel.split(":")[0] for v in outcome.considered if v.verdict == "no"]
-    pending = [v.kernel for v in outcome.considered if v.verdict == "conditional"]
-    why = f"{file}: {outcome.backend or 'no backend'} ({outcome.experts})"
-    why += f" after {', '.join(refused)} refused" if refused else ""
-    why += f"; decided on the machine ahead of it: {', '.join(pending)}" if pending else ""
-    if asked != "auto":
-        why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
-    else:
-        why += "; --moe-backend <name> asks for one backend and raises if it refuses"
-    return Judgement(
-        subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict=outcome.verdict,
-        basis="source",
-        via=outcome.backend,
-        why=why,
-        evidence=_deciding(registry.tag, outcome.considered),
-        assumptions=registry.kernel_support.moe_assumptions,
-    )
-
-
-def _unmapped_judgement(
-    registry: Registry, method: str, gpu: str, asked: str, mapped: list[str], raised: Check
-) -> Judgement:
-    """A --moe-backend value the scheme's oracle does not map: vLLM raises before any backend is tried."""
-    file = raised.path.rsplit("/", 1)[-1]
-    return Judgement(
-        subject=f"MoE backend for --quantization {method} with --moe-backend {asked} (MoE layers, tensor parallel)",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict="no",
-        basis="source",
-        why=f"--moe-backend {asked}: vLLM raises ValueError at {file}:{raised.line}, the oracle maps only "
-        f"{', '.join(mapped)}",
-        evidence=[_evidence(raised, registry.tag)],
-        assumptions=registry.kernel_support.moe_assumptions,
-    )
-
-
-def _forced_judgement(registry: Registry, method: str, gpu: str, file: str, outcome: MoeOutcome) -> Judgement:
-    """`--moe-backend X`: the one backend it maps to, its expert class, or the raise with the reasons it refused."""
-    asked = f"--moe-backend {outcome.moe_backend}"
-    if outcome.verdict == "yes":
-        why = f"{file}: {asked} -> {outcome.backend} ({outcome.experts})"
-        if "Emulation" in (outcome.experts or ""):
-            why += "; emulated: the experts are dequantized and multiplied in BF16"
-    else:
-        reasons = [c.why for v in outcome.considered for c in v.checks if v.verdict != "yes"][:3]
-        where = f"{file}:{outcome.raises.line}" if outcome.raises else file
-        head = "raises" if outcome.verdict == "no" else "raises unless a check decided on the machine holds"
-        why = f"{asked} -> {outcome.backend or 'no backend'}: vLLM {head} ValueError at {where}"
-        why += f" ({'; '.join(reasons)})" if reasons else ""
-    checks = [c for v in outcome.considered for c in _checks(v)] + ([outcome.raises] if outcome.raises else [])
-    return Judgement(
-        subject=f"MoE backend for --quantization {method} with {asked} (MoE layers, tensor parallel)",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict=outcome.verdict,
-        basis="source",
-        via=outcome.backend if outcome.verdict == "yes" else None,
-        why=why,
-        evidence=[_evidence(c, registry.tag) for c in checks][-6:],
-        assumptions=registry.kernel_support.moe_assumptions,
-    )
-
-
 def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
     """Each package probe a kernel relied on, with whether `pip install vllm` at the tag installs the package."""
     said: list[str] = []
@@ -396,24 +313,3 @@ def _installs(registry: Registry, verdicts: list[KernelVerdict]) -> list[str]:
             else:
                 said.append(f"{verdict.kernel}: {condition}")
     return list(dict.fromkeys(said))
-
-
-def _deciding(tag: str, considered: list[KernelVerdict], extra: list[Check] | None = None) -> list[Evidence]:
-    """At most six lines: why the candidates ahead were passed over, then the line where the pick accepted (last,
-    as the deciding line a one-line citation takes)."""
-    picked = [v.accepted for v in considered if v.verdict == "yes" and v.accepted is not None][-1:]
-    passed = [c for v in considered for c in _checks(v)] + (extra or [])
-    return [_evidence(c, tag) for c in [*passed[: 6 - len(picked)], *picked]]
-
-
-def _checks(verdict: KernelVerdict) -> list[Check]:
-    return verdict.checks if verdict.verdict != "yes" else []
-
-
-def _evidence(check: Check, tag: str) -> Evidence:
-    return Evidence(
-        why=check.why,
-        path=check.path,
-        line=check.line,
-        permalink=f"{REPOSITORY_URL}/blob/{tag}/{check.path}#L{check.line}",
-    )
