@@ -15,9 +15,12 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from support.cli import cli_env
 from support.http_server import EXE, MCP_HEADERS, HttpServer, http_server, http_session
 from support.http_server import INITIALIZE as INIT
+from support.httpindex import IndexServer
 from support.loopback import closed_port
+from support.releases import sdist
 
 from vllm_quant_mcp.knowledge.deploy.expand import MAX_CONTAINERS
 from vllm_quant_mcp.knowledge.hub.model_facts import MAX_LAYERS
@@ -205,3 +208,24 @@ async def test_a_second_request_with_the_same_id_cannot_hang_the_first_stream(se
     assert sorted(a.status_code for a in answers) == [200, 409]
     refused = next(a for a in answers if a.status_code == 409)
     assert refused.json()["id"] == 7 and "already in flight" in refused.json()["error"]["message"]
+
+
+async def test_a_mirror_that_signs_its_links_cannot_have_the_signature_stored_or_served(tmp_path: Path) -> None:
+    signed = "?X-Amz-Credential=AKIASECRET7/20261202&X-Amz-Signature=5ec2e7deadbeef&private_token=glpat-SECRET7"
+    with IndexServer([sdist("0.6.3")]) as index:
+        index.file_query = signed
+        cache = tmp_path / "cache"
+        env = cli_env(cache, VLLM_QUANT_MCP_INDEX_URL=index.index_url)
+        argv = [EXE, "refresh", "--tag", "v0.6.3", "--source", "pypi"]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert any("X-Amz-Signature" in r for r in index.requests)  # the download did use the signed link
+    stored = [p for p in cache.rglob("*") if p.is_file()]  # registries, source info, packs: nothing keeps it
+    assert stored and not [p for p in stored if b"SECRET7" in p.read_bytes() or b"deadbeef" in p.read_bytes()]
+    with http_server(cache) as running:
+        async with http_session(running.url) as session:
+            answer = await session.call_tool("get_registry", {"tag": "v0.6.3", "kind": "quantization_methods"})
+    shown = _text(answer) + str(answer.structured_content)
+    assert not answer.is_error and "SECRET7" not in shown and "deadbeef" not in shown
+    assert "X-Amz-Signature=***" in shown  # the link is shown, its signature is not
+    assert "SECRET7" not in done.stdout + done.stderr

@@ -1,7 +1,8 @@
 """A real PEP 691 simple index on 127.0.0.1, in a thread, serving files from disk with HTTP Range support.
 
 Tests point VLLM_QUANT_MCP_INDEX_URL (or `index_url=`) at `server.index_url`. Knobs:
-`range_enabled` (False: answer Range requests with the whole file, like a naive server),
+`range_enabled` (False: answer Range requests with the whole file, like a naive server), `file_query`
+(appended to every file URL, as a mirror that signs its links does: `?X-Amz-Signature=...`),
 `wrong_sha256` (publish a wrong checksum for a file), and `stall_after` (send that many
 bytes of a file, set `stalled`, then wait for `release` — a download caught mid-way).
 """
@@ -28,6 +29,7 @@ class IndexServer(LoopbackServer):
         self.files = {path.name: path for path in files}
         self.project = project
         self.range_enabled = True
+        self.file_query = ""
         self.wrong_sha256: set[str] = set()
         self.stall_after: int | None = None
         self.stalled = threading.Event()
@@ -51,7 +53,12 @@ class IndexServer(LoopbackServer):
         for name, path in sorted(self.files.items()):
             sha = "0" * 64 if name in self.wrong_sha256 else self.sha256(name)
             entries.append(
-                {"filename": name, "url": f"../../files/{name}", "hashes": {"sha256": sha}, "size": path.stat().st_size}
+                {
+                    "filename": name,
+                    "url": f"../../files/{name}{self.file_query}",
+                    "hashes": {"sha256": sha},
+                    "size": path.stat().st_size,
+                }
             )
         versions = sorted({name.split("-")[1].removesuffix(".tar.gz") for name in self.files})
         return {"meta": {"api-version": "1.1"}, "name": self.project, "files": entries, "versions": versions}
@@ -63,11 +70,12 @@ class IndexServer(LoopbackServer):
             def do_GET(self) -> None:
                 with server._lock:
                     server.requests.append(f"{self.path} {self.headers.get('Range', '')}".strip())
-                if self.path.rstrip("/") == f"/simple/{server.project}":
+                path = self.path.split("?", 1)[0]  # a signed link's query authorises, it names nothing
+                if path.rstrip("/") == f"/simple/{server.project}":
                     body = json.dumps(server.page()).encode()
                     self.reply(200, body, {"Content-Type": "application/vnd.pypi.simple.v1+json"})
-                elif self.path.startswith("/files/") and unquote(self.path[7:]) in server.files:
-                    self._file(unquote(self.path[7:]))
+                elif path.startswith("/files/") and unquote(path[7:]) in server.files:
+                    self._file(unquote(path[7:]))
                 else:
                     self.reply(404, b"not found", {"Content-Type": "text/plain"})
 
