@@ -120,6 +120,7 @@ async def test_cheap_calls_answer_while_every_worker_is_busy_and_audits_queue(tm
 async def test_a_worker_killed_under_a_call_is_replaced_and_the_call_says_so(tmp_path: Path, hub: HubServer) -> None:
     with http_server(tmp_path / "cache", env={"HF_ENDPOINT": hub.endpoint}) as server:
         async with http_session(server.url) as session:
+            await _until(lambda: len(_workers(server)) == 2, "both workers start")
             first = _workers(server)
             result: list[CallToolResult] = []
 
@@ -132,6 +133,8 @@ async def test_a_worker_killed_under_a_call_is_replaced_and_the_call_says_so(tmp
                 for pid in first:  # the busy worker and the idle one
                     os.kill(pid, signal.SIGKILL)
             after = await session.call_tool("pick_format", _pick(OTHER))
+            # the idle one is replaced when it is found dead, which may be after the next call was answered
+            await _until(lambda: len(set(_workers(server)) - set(first)) == 2, "both workers are replaced")
             workers = _workers(server)
     assert result[0].is_error
     assert "ended (killed by SIGKILL); a new one has taken its place: retry" in _text(result[0]), _text(result[0])
@@ -143,6 +146,7 @@ async def test_a_call_the_client_cancels_kills_its_worker_and_another_takes_its_
     tmp_path: Path, hub: HubServer
 ) -> None:
     with http_server(tmp_path / "cache", env={"HF_ENDPOINT": hub.endpoint}) as server:
+        await _until(lambda: len(_workers(server)) == 2, "both workers start")
         first = _workers(server)
         async with http_session(server.url) as session:
             with anyio.CancelScope() as scope:
@@ -165,6 +169,7 @@ async def test_sigterm_under_audits_greps_and_held_calls_leaves_no_worker_alive(
     cache_with_tree: Path, hub: HubServer
 ) -> None:
     with http_server(cache_with_tree, env={"HF_ENDPOINT": hub.endpoint}) as server:
+        await _until(lambda: len(_workers(server)) == 2, "both workers start")
         workers, children = _workers(server), descendants(server.proc.pid)  # the resource tracker too
 
         async def flood(name: str, arguments: dict[str, object], count: int) -> None:
