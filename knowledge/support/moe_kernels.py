@@ -7,9 +7,9 @@ fused_moe/oracle/); which MoE scheme a method builds is ours (kernels.METHOD_SCH
 from __future__ import annotations
 
 from vllm_quant_mcp.knowledge.registry.kernels import MoeOutcome
-from vllm_quant_mcp.knowledge.registry.matrix import Check
+from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 from vllm_quant_mcp.knowledge.registry.model import Registry
-from vllm_quant_mcp.knowledge.support.judgement import Judgement
+from vllm_quant_mcp.knowledge.support.judgement import Evidence, Judgement
 from vllm_quant_mcp.knowledge.support.kernel_evidence import checks_of, deciding, evidence_of, on
 
 __all__ = ["moe_judgement"]
@@ -53,16 +53,8 @@ def _moe_judgement(
         why += f"; the oracle at {registry.tag} has no map_*_backend to replay --moe-backend {asked}: judged as auto"
     else:
         why += "; --moe-backend <name> asks for one backend and raises if it refuses"
-    return Judgement(
-        subject=f"MoE backend for --quantization {method} (MoE layers, tensor parallel)",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict=outcome.verdict,
-        basis="source",
-        via=outcome.backend,
-        why=why,
-        evidence=deciding(registry.tag, outcome.considered),
-        assumptions=registry.kernel_support.moe_assumptions,
+    return _judged(
+        registry, method, gpu, "", outcome.verdict, outcome.backend, why, deciding(registry.tag, outcome.considered)
     )
 
 
@@ -71,16 +63,10 @@ def _unmapped_judgement(
 ) -> Judgement:
     """A --moe-backend value the scheme's oracle does not map: vLLM raises before any backend is tried."""
     file = raised.path.rsplit("/", 1)[-1]
-    return Judgement(
-        subject=f"MoE backend for --quantization {method} with --moe-backend {asked} (MoE layers, tensor parallel)",
-        gpu=gpu,
-        tag=registry.tag,
-        verdict="no",
-        basis="source",
-        why=f"--moe-backend {asked}: vLLM raises ValueError at {file}:{raised.line}, the oracle maps only "
-        f"{', '.join(mapped)}",
-        evidence=[evidence_of(raised, registry.tag)],
-        assumptions=registry.kernel_support.moe_assumptions,
+    why = f"--moe-backend {asked}: vLLM raises ValueError at {file}:{raised.line}, the oracle maps only "
+    why += ", ".join(mapped)
+    return _judged(
+        registry, method, gpu, f"--moe-backend {asked}", "no", None, why, [evidence_of(raised, registry.tag)]
     )
 
 
@@ -98,14 +84,31 @@ def _forced_judgement(registry: Registry, method: str, gpu: str, file: str, outc
         why = f"{asked} -> {outcome.backend or 'no backend'}: vLLM {head} ValueError at {where}"
         why += f" ({'; '.join(reasons)})" if reasons else ""
     checks = [c for v in outcome.considered for c in checks_of(v)] + ([outcome.raises] if outcome.raises else [])
+    via = outcome.backend if outcome.verdict == "yes" else None
+    evidence = [evidence_of(c, registry.tag) for c in checks][-6:]
+    return _judged(registry, method, gpu, asked, outcome.verdict, via, why, evidence)
+
+
+def _judged(
+    registry: Registry,
+    method: str,
+    gpu: str,
+    asked: str,
+    verdict: Verdict,
+    via: str | None,
+    why: str,
+    evidence: list[Evidence],
+) -> Judgement:
+    """A MoE judgement read off the source, under the oracle walk's assumptions (tensor parallel, BF16 SiLU experts)."""
+    forced = f" with {asked}" if asked else ""
     return Judgement(
-        subject=f"MoE backend for --quantization {method} with {asked} (MoE layers, tensor parallel)",
+        subject=f"MoE backend for --quantization {method}{forced} (MoE layers, tensor parallel)",
         gpu=gpu,
         tag=registry.tag,
-        verdict=outcome.verdict,
+        verdict=verdict,
         basis="source",
-        via=outcome.backend if outcome.verdict == "yes" else None,
+        via=via,
         why=why,
-        evidence=[evidence_of(c, registry.tag) for c in checks][-6:],
+        evidence=evidence,
         assumptions=registry.kernel_support.moe_assumptions,
     )
