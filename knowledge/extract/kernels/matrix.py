@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar, cast
 
+import tree_sitter
+
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID, ROCM_GRID
 from vllm_quant_mcp.knowledge.extract.engine import Cap, ClassRef, Member, Modules, Scope, Shared, class_ref
-from vllm_quant_mcp.knowledge.extract.engine.syntax import line
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, text
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.moe import ASSUMED as MOE_ASSUMED
@@ -119,15 +121,25 @@ def _lists(
         if node is None:
             continue
         value, _ = it.evaluate(node, Scope(path))
-        shown = name
+        shown, at = name, line(node)
         if isinstance(value, dict):
             value = next((v for k, v in value.items() if isinstance(k, Member) and k.name == member), [])
             shown = name if member == "CUDA" else f"{name}[{member}]"
+            at = _member_line(node, member) or at
         refs = [ref for ref in (class_ref(v) for v in value) if ref is not None] if isinstance(value, list) else []
-        entry = KernelList(name=shown, provenance=tree.provenance(path, line(node)), kernels=[r.name for r in refs])
+        entry = KernelList(name=shown, provenance=tree.provenance(path, at), kernels=[r.name for r in refs])
         lists[name] = (entry, refs)
     selector.paths = {ref.path for _, refs in lists.values() for ref in refs}
     return lists
+
+
+def _member_line(dictionary: tree_sitter.Node, member: str) -> int | None:
+    """The line of the `PlatformEnum.<member>: [...]` pair: the list walked on that platform, not the dict's start."""
+    for pair in (c for c in dictionary.named_children if c.type == "pair"):
+        key = pair.child_by_field_name("key")
+        if key is not None and text(key).rsplit(".", 1)[-1] == member:
+            return line(pair)
+    return None
 
 
 def _selections(

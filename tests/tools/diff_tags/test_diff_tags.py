@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from support.releases import release_tree
+
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.diff_tags.models import DiffTagsQuery
 from vllm_quant_mcp.tools.diff_tags.text import render
 from vllm_quant_mcp.tools.diff_tags.tool import diff_tags
 
 PRIORITY = "vllm/model_executor/layers/quantization/utils/humming/priority.py"
+LINEAR = "vllm/model_executor/kernels/linear/__init__.py"
 
 
 def test_the_kernels_kind_from_v0_31_0_to_v0_32_0_names_the_gptq_w4a16_walk_on_sm90_at_each_tags_line(
@@ -18,9 +21,10 @@ def test_the_kernels_kind_from_v0_31_0_to_v0_32_0_names_the_gptq_w4a16_walk_on_s
     assert gptq.capabilities == ["9.0"]
     (line,) = [t for t in render(page).splitlines() if "linear gptq-w4a16, --linear-backend auto on 9.0" in t]
     before, after = line.split(" → ")
-    assert before.endswith(
-        "MacheteLinearKernel, then MarlinLinearKernel; vllm/model_executor/kernels/linear/__init__.py:500"
-    )
+    assert before.endswith(f"MacheteLinearKernel, then MarlinLinearKernel; {LINEAR}:501")
+    # the line cited is the CUDA member of _POSSIBLE_KERNELS, the list the walk read
+    lines = release_tree("0.31.0").read_text(LINEAR).splitlines()
+    assert lines[500].strip() == "PlatformEnum.CUDA: [" and lines[499].startswith("_POSSIBLE_KERNELS: dict[")
     assert after == f"MacheteLinearKernel, then HummingLinearKernel; {PRIORITY}:26"
     assert page.total == len(page.kernel_picks) + sum(
         len(k.changed) + len(k.added) + len(k.removed) for k in page.kinds
