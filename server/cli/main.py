@@ -256,8 +256,9 @@ def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--worker-pool",
         action=argparse.BooleanOptionalAction,
-        help="run audits, gate checks, diffs, serve commands and rankings in 2 worker processes, so they never "
-        "slow cheap calls (default: on for HTTP, off for stdio); --no-worker-pool runs them in threads",
+        help="run audits, gate checks, diffs, serve commands and rankings in worker processes (one per slot of "
+        "their lane), so they never slow cheap calls (default: on for HTTP, off for stdio); --no-worker-pool runs "
+        "them in threads",
     )
     p.set_defaults(run=_serve, parser=p)
 

@@ -35,6 +35,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from vllm_quant_mcp.knowledge.errors import InternalError
 from vllm_quant_mcp.knowledge.progress import Sink
 from vllm_quant_mcp.server.mcp.answer import Answer
+from vllm_quant_mcp.server.mcp.lanes import LANES
 from vllm_quant_mcp.server.mcp.worker import serve_calls
 from vllm_quant_mcp.tools.context import ToolContext
 from vllm_quant_mcp.tools.spec import Cost
@@ -42,7 +43,7 @@ from vllm_quant_mcp.tools.spec import Cost
 __all__ = ["KIND", "LIMIT", "SIZE", "WorkerPool"]
 
 KIND: Cost = "compute"  # the lane whose calls run in the workers
-SIZE = 2  # workers: the compute lane's slots, so an admitted call never waits for one
+SIZE = LANES[KIND].slots  # workers: one per slot of the compute lane, so an admitted call never waits for one
 LIMIT = 60.0  # seconds a call may run before its worker is killed (slowest measured: a cold 1,000-flag audit, 5 s)
 
 log = logging.getLogger("vllm_quant_mcp")
