@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .pack import Pack, open_pack
-from .tree import SourceTree, glob_match
+from .tree import SourceTree
 
 __all__ = ["PackedTree"]
 
@@ -28,7 +29,7 @@ class PackedTree(SourceTree):
     def read_bytes(self, relpath: str) -> bytes:
         return self.pack.read(self._relpath(relpath))
 
-    def glob(self, pattern: str) -> list[str]:
-        """Paths (text and binary files) matching a pathlib-style glob (`**` spans folders), sorted."""
-        parts = pattern.split("/")
-        return sorted(p for p in (*self.pack.paths, *self.pack.binaries) if glob_match(parts, p.split("/")))
+    @cached_property
+    def _files(self) -> list[str]:
+        """The pack's paths, text and binary files alike, sorted: what `glob` matches."""
+        return sorted({*self.pack.paths, *self.pack.binaries})

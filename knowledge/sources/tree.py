@@ -8,9 +8,9 @@ tag does not change while it is read, so each path is checked against the root o
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
-from fnmatch import fnmatchcase
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -31,7 +31,7 @@ __all__ = [
     "Provenance",
     "SourceTree",
     "clip_line",
-    "glob_match",
+    "glob_regex",
 ]
 
 T = TypeVar("T")
@@ -64,6 +64,7 @@ class SourceTree:
         self._resolved: dict[str, Path] = {}
         self._directories: dict[PurePosixPath, Path] = {}
         self._memo: dict[str, object] = {}
+        self._globbed: dict[str, list[str]] = {}
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree."""
@@ -100,10 +101,13 @@ class SourceTree:
         return self.read_bytes(relpath).decode("utf-8", errors="replace")
 
     def glob(self, pattern: str) -> list[str]:
-        """Repository-relative POSIX paths of files matching a glob, sorted (the tree is listed once: pathlib's glob
-        over its 3,000 files took 0.12 s a call)."""
-        parts = pattern.split("/")
-        return [p for p in self._files if glob_match(parts, p.split("/"))]
+        """Repository-relative POSIX paths of files matching a glob, sorted; the tree is listed once and each
+        pattern answered once (pathlib's glob over its 3,000 files took 0.12 s a call)."""
+        found = self._globbed.get(pattern)
+        if found is None:
+            matches = glob_regex(pattern).fullmatch
+            found = self._globbed[pattern] = [p for p in self._files if matches(p)]
+        return list(found)
 
     @cached_property
     def _files(self) -> list[str]:
@@ -128,6 +132,10 @@ class SourceTree:
             self._parsed[relpath] = tree
         return tree
 
+    def parsed_tree(self, relpath: str) -> tree_sitter.Tree | None:
+        """The syntax tree of a file another reader parsed already; None rather than a parse."""
+        return self._parsed.get(relpath)
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per tree: what one extractor derives, another that needs it reads again for free."""
         if key not in self._memo:
@@ -147,13 +155,22 @@ class SourceTree:
         return Provenance(path=relpath, line=line, permalink=self.permalink(relpath, line))
 
 
-def glob_match(parts: list[str], segments: list[str]) -> bool:
-    """pathlib's reading of a glob (our own fixed patterns, never a caller's): fnmatch per segment, `**` any run."""
-    if not parts:
-        return not segments
-    if parts[0] == "**":
-        return any(glob_match(parts[1:], segments[i:]) for i in range(len(segments) + 1))
-    return bool(segments) and fnmatchcase(segments[0], parts[0]) and glob_match(parts[1:], segments[1:])
+@cache
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """pathlib's reading of a glob as one regex: `*` and `?` within a folder name, `**` any run of folders (none
+    too). Only our own fixed patterns come here, never a caller's; matching 3,000 paths segment by segment with
+    fnmatch cost 0.05 s a derive."""
+    if "[" in pattern:
+        raise ValueError(f"glob {pattern!r}: character classes are not read here; write the names out")
+    parts = pattern.split("/")
+    regex = ""
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            regex += ".*" if last else "(?:[^/]+/)*"
+        else:
+            regex += re.escape(part).replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + ("" if last else "/")
+    return re.compile(regex)
 
 
 def clip_line(line: str, around: tuple[int, int] | None = None) -> str:

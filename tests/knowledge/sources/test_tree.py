@@ -48,3 +48,21 @@ def test_links_that_stay_inside_the_tree_resolve_to_their_target(tmp_path: Path)
     assert tree.resolve("vllm/cache_link.py") == target
     assert tree.resolve("vllm/config/absent.py") == target.parent / "absent.py"
     assert not tree.exists("vllm/config/absent.py")
+
+
+def test_a_glob_reads_as_pathlib_does_star_within_a_folder_and_double_star_over_any_run_of_them(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "tree"
+    for name in ("vllm/envs.py", "vllm/a/b/deep.py", "vllm/a/notes.txt", "vllm/platforms/cuda.py", "setup.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x = 1\n", encoding="utf-8")
+    tree = SourceTree(root, "v9.9.9")
+    assert tree.glob("vllm/**/*.py") == ["vllm/a/b/deep.py", "vllm/envs.py", "vllm/platforms/cuda.py"]
+    assert tree.glob("vllm/*.py") == ["vllm/envs.py"]
+    assert tree.glob("vllm/platforms/cud?.py") == ["vllm/platforms/cuda.py"]
+    assert tree.glob("vllm/a/**") == ["vllm/a/b/deep.py", "vllm/a/notes.txt"]
+    assert tree.glob("*.py") == ["setup.py"]
+    assert tree.glob("vllm.py") == []  # a dot is a dot, not any character
+    with pytest.raises(ValueError, match=r"character classes"):
+        tree.glob("vllm/[ab]/*.py")
