@@ -30,7 +30,7 @@ from vllm_quant_mcp.knowledge.extract.engine.signals import Raised, Returned, To
 from vllm_quant_mcp.knowledge.extract.engine.syntax import definition, line, text
 from vllm_quant_mcp.knowledge.extract.engine.values import (
     CAPABILITY,
-    MARKS,
+    INPUT,
     Cap,
     ClassValue,
     Entered,
@@ -41,6 +41,7 @@ from vllm_quant_mcp.knowledge.extract.engine.values import (
     Scope,
     Shared,
     Unknown,
+    marks_of,
     truth,
 )
 
@@ -97,8 +98,9 @@ class Interpreter(Expressions):
 
     @property
     def assumed(self) -> set[str]:
-        """The env defaults the last evaluation relied on."""
-        return self._assumed - {CAPABILITY}
+        """The env defaults the last evaluation relied on (and INPUT, where it read the caller's input), without the
+        GPU's marks."""
+        return {m for m in self._assumed if m == INPUT or m[:1] != "\0"}
 
     # -- a call from the top ----------------------------------------------------------------------------------
 
@@ -156,7 +158,7 @@ class Interpreter(Expressions):
             value = self._expr(node, scope)
         except (Raised, TooComplex) as stopped:
             value = Unknown((stopped.reason,))
-        return value, frozenset(self._assumed & MARKS)
+        return value, marks_of(self._assumed)
 
     def execute(self, stmt: tree_sitter.Node, scope: Scope) -> None:
         """A simple statement (an assignment, a call, an import) for its effect on the scope and on `self`.

@@ -20,6 +20,7 @@ from vllm_quant_mcp.knowledge.extract.engine.modules import ClassRef, Modules
 from vllm_quant_mcp.knowledge.extract.engine.syntax import definition, text
 from vllm_quant_mcp.knowledge.extract.engine.values import (
     CAPABILITY,
+    RAW,
     Builtin,
     Cap,
     ClassValue,
@@ -32,13 +33,17 @@ from vllm_quant_mcp.knowledge.extract.engine.values import (
     Shared,
     Super,
     Unknown,
+    answers_alike,
     as_int,
+    question,
     unknown,
 )
 
 __all__ = ["Names"]
 
 _PLATFORM_MODULES = {"vllm.platforms"}
+# current_platform's yes/no capability questions, by the kind values.question records them as
+_QUESTIONS = {"has_device_capability": "has", "is_device_capability": "is", "is_device_capability_family": "family"}
 _ENV_WORDS: dict[str, Any] = {"0": False, "false": False, "1": True, "true": True, "none": None, "": None}
 _TORCH_DTYPES = {"float16", "bfloat16", "float32", "half", "float", "uint8", "int8", "float8_e4m3fn", "float8_e4m3fnuz"}
 _KNOWN_STR_METHODS = {"startswith", "endswith", "lower", "upper", "strip", "split", "replace"}
@@ -160,7 +165,7 @@ class Names(ABC):
             return self._env(attr, frame.path, node)
         if attr == "gcnArchName" and self.platform.arch is not None:
             # `torch.cuda.get_device_properties(0).gcnArchName`: how ROCm releases before amdsmi read the gfx name
-            self._assumed.add(CAPABILITY)
+            self._assumed |= {CAPABILITY, RAW}
             return self.platform.arch
         obj = self._expr(obj_node, frame) if obj_node is not None else None
         if isinstance(obj, Unknown):
@@ -299,19 +304,24 @@ class Names(ABC):
             return {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu"}.get(platform.kind, "cpu")
         self._assumed.add(CAPABILITY)
         if cap is None:
+            self._assumed.add(RAW)
             return unknown(f"current_platform.{attr} needs a GPU", frame.path, node)
+        if attr in _QUESTIONS:
+            return Builtin(lambda value, device_id=0: self._asked(_QUESTIONS[attr], as_int(value), cap))
         if attr == "get_device_capability":
+            self._assumed.add(RAW)
             return Builtin(lambda device_id=0: cap)
-        if attr == "has_device_capability":
-            return Builtin(lambda value, device_id=0: cap.to_int() >= as_int(value))
-        if attr == "is_device_capability":
-            return Builtin(lambda value, device_id=0: cap.to_int() == as_int(value))
-        if attr == "is_device_capability_family":
-            return Builtin(lambda value, device_id=0: cap.to_int() // 10 == as_int(value) // 10)
         found = self._platform_method(platform, attr)
         if found is not None:  # e.g. CudaPlatformBase.supports_fp8: `cls.has_device_capability(89)`, cls the platform
             return found
+        self._assumed.add(RAW)
         return unknown(f"current_platform.{attr}() is decided on the machine", frame.path, node)
+
+    def _asked(self, kind: str, value: int, cap: Cap) -> bool:
+        """A yes/no question about the GPU, answered and recorded with its answer (values.question)."""
+        answer = answers_alike(((kind, value, True),), cap)
+        self._assumed.add(question(kind, value, answer))
+        return answer
 
     def _platform_method(self, platform: Platform, attr: str) -> Function | None:
         """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform; one

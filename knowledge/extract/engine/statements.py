@@ -18,16 +18,20 @@ from vllm_quant_mcp.knowledge.extract.engine.signals import Raised, Returned, To
 from vllm_quant_mcp.knowledge.extract.engine.syntax import is_static, line, parameters, text
 from vllm_quant_mcp.knowledge.extract.engine.values import (
     CAPABILITY,
-    MARKS,
+    RAW,
+    Builtin,
     Function,
     Obj,
     Reason,
     Scope,
     Unknown,
+    answers_alike,
     arithmetic,
     copied,
     frozen,
+    marks_of,
     merge,
+    questions_of,
     same,
     truth,
     unknown,
@@ -55,7 +59,7 @@ class Statements(Names):
     def _call(self, fn: Function, args: list[Any], kwargs: dict[str, Any]) -> Any:
         name = fn.node.child_by_field_name("name")
         if self.platform.arch is not None and name is not None and text(name) in _ARCH_PROBES:
-            self._assumed.add(CAPABILITY)
+            self._assumed |= {CAPABILITY, RAW}
             return self.platform.arch
         if self._depth >= MAX_DEPTH:
             raise TooComplex(Reason("calls nest too deep to follow", fn.path, line(fn.node)))
@@ -70,7 +74,7 @@ class Statements(Names):
         reads = self.shared.reads.get(fn_key, frozenset())
         key = (*fn_key, reads, frozen((n, frame.locals.get(n)) for n in sorted(reads)))
         cacheable = key[-1] is not None and not isinstance(fn.bound, Obj)
-        cached = (self.shared.calls.get(key) or self._cache.get(key)) if cacheable else None
+        cached = (self.shared.calls.get(key) or self._cache.get(key) or self._answered(key)) if cacheable else None
         if cached is not None:
             self._assumed |= cached[1]
             self.decided_at = (fn.path, cached[2])
@@ -92,9 +96,24 @@ class Statements(Names):
         self.shared.reads[fn_key] = read
         key = (*fn_key, read, frozen((n, frame.locals.get(n)) for n in sorted(read)))
         if cacheable and key[-1] is not None:
-            (self._cache if CAPABILITY in inner else self.shared.calls)[key] = (result, frozenset(inner), returned)
+            entry = (result, frozenset(inner), returned)
+            if CAPABILITY not in inner:
+                self.shared.calls[key] = entry
+            else:
+                self._cache[key] = entry
+                asked = questions_of(marks_of(inner))
+                if asked is not None and not isinstance(result, Builtin):
+                    self.shared.by_gpu.setdefault(key, []).append((asked, entry))
         self.decided_at = (fn.path, returned)
         return result
+
+    def _answered(self, key: tuple[Any, ...]) -> tuple[Any, frozenset[str], int] | None:
+        """A result another GPU computed, where this GPU answers each of its capability questions alike: the
+        experts' `_supports_current_device()` asks `is_device_capability_family(100)`, and SM100 and SM103 agree."""
+        cap = self.platform.capability
+        if cap is None:
+            return None
+        return next((entry for asked, entry in self.shared.by_gpu.get(key, ()) if answers_alike(asked, cap)), None)
 
     def _bind(self, fn: Function, frame: Scope, args: list[Any], kwargs: dict[str, Any]) -> None:
         positional = list(args)
@@ -200,7 +219,7 @@ class Statements(Names):
         try:
             value = self._expr(right, frame)
         finally:
-            marks, self._assumed = frozenset(self._assumed & MARKS), outer | self._assumed
+            marks, self._assumed = marks_of(self._assumed), outer | self._assumed
         if left.type == "identifier":
             frame.locals[text(left)] = value
             if marks or frame.marks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, cast
 
 import tree_sitter
@@ -23,6 +24,7 @@ __all__ = [
     "CAPABILITY",
     "INPUT",
     "MARKS",
+    "RAW",
     "Builtin",
     "Cap",
     "ClassValue",
@@ -38,6 +40,7 @@ __all__ = [
     "Shared",
     "Super",
     "Unknown",
+    "answers_alike",
     "arithmetic",
     "as_int",
     "class_ref",
@@ -45,7 +48,10 @@ __all__ = [
     "copied",
     "frozen",
     "has_unknown",
+    "marks_of",
     "merge",
+    "question",
+    "questions_of",
     "same",
     "truth",
     "unknown",
@@ -54,6 +60,48 @@ __all__ = [
 CAPABILITY = "\0capability"  # marks, among the `assumed` of a call, that it asked for the GPU's capability
 INPUT = "\0input"  # marks, in the same way, that it read a value an Obj or Scope holds as the caller's input
 MARKS = frozenset({CAPABILITY, INPUT})
+# What a call asked about the GPU, kept with CAPABILITY: each yes/no question (`has_device_capability(90)`) with its
+# answer, or RAW where the capability itself (or the gfx name) was read. A result whose questions another GPU
+# answers alike is that GPU's result too; one that read the capability raw is its own GPU's only.
+_QUESTION = "\0gpu "
+RAW = "\0gpu raw"
+_ASKS: dict[str, Callable[[int, int], bool]] = {
+    "has": lambda cap, value: cap >= value,
+    "is": lambda cap, value: cap == value,
+    "family": lambda cap, value: cap // 10 == value // 10,
+}
+
+
+def question(kind: str, value: int, answer: bool) -> str:
+    """The mark of one capability question and its answer: `has_device_capability(90)` on SM100 is ("has", 90, True)."""
+    return f"{_QUESTION}{kind} {value} {int(answer)}"
+
+
+def marks_of(assumed: set[str]) -> frozenset[str]:
+    """The marks among what an evaluation relied on (the env defaults are not marks), questions included, so a
+    value kept in a local or an attribute carries what its GPU was asked."""
+    return frozenset(m for m in assumed if m[:1] == "\0")
+
+
+@cache
+def questions_of(marks: frozenset[str]) -> tuple[tuple[str, int, bool], ...] | None:
+    """The capability questions among a call's marks; None when it read the capability raw, or asked it with no
+    question recorded (then only its own GPU's answer is known)."""
+    if RAW in marks:
+        return None
+    asked = tuple(
+        (kind, int(value), answer == "1")
+        for m in marks
+        if m.startswith(_QUESTION)
+        for kind, value, answer in [m[len(_QUESTION) :].split()]
+    )
+    return asked or None
+
+
+def answers_alike(asked: tuple[tuple[str, int, bool], ...], cap: Cap) -> bool:
+    """Whether `cap` answers every question as the GPU that asked them did."""
+    number = cap.to_int()
+    return all(_ASKS[kind](number, value) == answer for kind, value, answer in asked)
 
 
 @dataclass(frozen=True, order=True)
@@ -187,6 +235,10 @@ class Shared:
     """What every interpreter of one tree may share: lookups, class attributes, capability-free results."""
 
     calls: dict[tuple[Any, ...], tuple[Any, frozenset[str], int]] = field(default_factory=dict)
+    # results that asked the GPU only yes/no questions: (questions, result) per call, for any GPU answering alike
+    by_gpu: dict[tuple[Any, ...], list[tuple[tuple[tuple[str, int, bool], ...], tuple[Any, frozenset[str], int]]]] = (
+        field(default_factory=dict)
+    )
     reads: dict[tuple[Any, ...], frozenset[str]] = field(default_factory=dict)
     attrs: dict[tuple[str, int, str], tuple[ClassRef, tree_sitter.Node, str] | None] = field(default_factory=dict)
     params: dict[tuple[str, int], list[tuple[str, tree_sitter.Node | None]]] = field(default_factory=dict)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from vllm_quant_mcp.knowledge.extract.attention.build import Constructors
 from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, INPUT, Cap, ClassRef, Interpreter, Modules
+from vllm_quant_mcp.knowledge.extract.engine.values import MARKS, questions_of
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 BACKEND = """\
@@ -89,7 +90,9 @@ def test_a_raise_guarded_by_the_kv_dtype_and_the_gpu_is_reached_off_that_gpu_onl
     (raised,) = hopper
     assert (raised.verdict, raised.path, raised.line) == ("no", "vllm/backend.py", _line("nvfp4 needs sm100"))
     assert raised.why == "Builder.__init__ raises ValueError: nvfp4 needs sm100"
-    assert asked == {CAPABILITY, INPUT}  # kept per KV dtype and per GPU
+    assert asked & MARKS == {CAPABILITY, INPUT}  # kept per KV dtype and per GPU
+    # what SM90 was asked on the way, so a GPU answering alike (SM89 does not: has 90) may reuse the answer
+    assert set(questions_of(asked) or ()) == {("has", 90, True), ("family", 100, False)}
     assert Constructors().raises(Interpreter(modules, "cuda", Cap(10, 0)), backend, "nvfp4", 128)[0] == []
 
 

@@ -61,6 +61,18 @@ class Backend(Base):
     @classmethod
     def forever(cls, n):
         return cls.forever(n + 1)
+
+    @classmethod
+    def blackwell_first(cls):
+        if current_platform.is_device_capability_family(100):
+            return ["trtllm", "cutlass"]
+        return ["triton"]
+
+    @classmethod
+    def blackwell_first_raw(cls):
+        if current_platform.get_device_capability().major == 10:
+            return ["trtllm", "cutlass"]
+        return ["triton"]
 """
 
 
@@ -115,6 +127,36 @@ def test_a_module_value_computed_from_the_gpu_is_never_shared_between_gpus(tmp_p
     hopper = Interpreter(modules, "cuda", Cap(9, 0), shared=shared)
     assert ampere.call_method(backend, "hopper") is False
     assert hopper.call_method(backend, "hopper") is True
+
+
+def test_a_result_is_shared_between_gpus_that_answer_its_capability_questions_alike(tmp_path: Path) -> None:
+    modules, _ = _modules(tmp_path)
+    backend = modules.find_class("Backend", "vllm/backend.py")
+    assert backend is not None
+    caps = (Cap(10, 0), Cap(10, 3), Cap(9, 0), Cap(12, 0))
+    shared = Shared()
+    asked = {
+        cap: Interpreter(modules, "cuda", cap, shared=shared).call_method(backend, "blackwell_first") for cap in caps
+    }
+    alone = {cap: Interpreter(modules, "cuda", cap).call_method(backend, "blackwell_first") for cap in caps}
+    assert asked == alone  # the same answers as interpreters that share nothing
+    assert asked[Cap(10, 0)] == ["trtllm", "cutlass"] and asked[Cap(9, 0)] == ["triton"]
+    # SM103 is in family 100 as SM100 is, SM120 outside it as SM90 is: each reuses the other's answer, the very list
+    assert asked[Cap(10, 3)] is asked[Cap(10, 0)] and asked[Cap(12, 0)] is asked[Cap(9, 0)]
+    assert asked[Cap(9, 0)] is not asked[Cap(10, 0)]
+
+
+def test_a_result_that_read_the_capability_itself_is_computed_for_each_gpu(tmp_path: Path) -> None:
+    modules, _ = _modules(tmp_path)
+    backend = modules.find_class("Backend", "vllm/backend.py")
+    assert backend is not None
+    shared = Shared()
+    sm100, sm103 = (
+        Interpreter(modules, "cuda", cap, shared=shared).call_method(backend, "blackwell_first_raw")
+        for cap in (Cap(10, 0), Cap(10, 3))
+    )
+    assert sm100 == sm103 == ["trtllm", "cutlass"]
+    assert sm100 is not sm103  # get_device_capability() answered raw: no question another GPU could answer alike
 
 
 def test_recursion_without_end_is_left_open_instead_of_hanging(tmp_path: Path) -> None:
