@@ -21,6 +21,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
 from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, Cap, Interpreter, Modules, Scope, Shared
+from vllm_quant_mcp.knowledge.extract.engine.partial import parse_statements, statement_ranges
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, message, text
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import MessageSite, MessageStyle
@@ -50,6 +51,13 @@ MAX_MESSAGE_CHARS = 600
 # Conditions worth binding a GPU for: the rest never read one, and evaluating them would only cost time.
 _GPU_WORDS = re.compile(r"capability|is_blackwell|is_hopper|is_sm\d|is_device|DeviceCapability|\bsm_?\d{2,3}\b", re.I)
 _PREFILTER = (b"raise ", b"logger.", b"log.")
+# Where a site can start, a superset of what _raised and _logged accept: (word, what must follow it). Found with
+# bytes.find, six times as fast as one regex of the alternatives.
+_SITE_WORDS = (
+    (b"raise", None),
+    (b"log", re.compile(rb"(?:ger)?\s*\.\s*(?:info|warn|error|exception|critical)")),
+    (b"LOGGER", re.compile(rb"\s*\.\s*(?:info|warn|error|exception|critical)")),
+)
 _LOGGER = re.compile(r"_?(logger|log|LOGGER)\Z")
 _LEVEL = re.compile(r"(info|info_once|warning|warning_once|warn|error|exception|critical)\Z")
 
@@ -59,11 +67,12 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
     gpus = _GpuGuards(tree)
     sites: list[MessageSite] = []
     names: dict[str, int] = {}
+    kept: list[tree_sitter.Tree] = []  # the partial trees outlive the interpreters, whose caches key on node ids
     for path in paths:
         data = tree.read_bytes(path)
         if not any(word in data for word in _PREFILTER):
             continue
-        for captures in _sites_in(tree.parse(path).root_node, data):
+        for captures in _sites_in(_root(tree, path, data, kept), data):
             site = _site(tree, path, captures, gpus)
             if site is None:
                 continue
@@ -71,6 +80,30 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
             names[site.name] = seen
             sites.append(site if seen == 1 else site.model_copy(update={"name": f"{site.name} #{seen}"}))
     return Extracted(sites, note=None if sites else "no raise or log call with a message on the start-up path")
+
+
+def _root(tree: SourceTree, path: str, data: bytes, kept: list[tree_sitter.Tree]) -> tree_sitter.Node:
+    """The file's tree where another kind parsed it; else only its module-level statements that hold a `raise`
+    or a logger call (engine/partial.py), and the whole file where those do not parse on their own."""
+    whole = tree.parsed_tree(path)
+    if whole is not None:
+        return whole.root_node
+    partial = parse_statements(data, statement_ranges(data, _site_words(data)))
+    if partial is None:
+        return tree.parse(path).root_node
+    kept.append(partial)
+    return partial.root_node
+
+
+def _site_words(data: bytes) -> list[int]:
+    found: list[int] = []
+    for word, after in _SITE_WORDS:
+        at = data.find(word)
+        while at != -1:
+            if after is None or after.match(data, at + len(word)):
+                found.append(at)
+            at = data.find(word, at + len(word))
+    return found
 
 
 def _sites_in(root: tree_sitter.Node, data: bytes) -> list[dict[str, list[tree_sitter.Node]]]:

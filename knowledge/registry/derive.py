@@ -20,7 +20,9 @@ __all__ = ["derive_registry"]
 def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
     """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
     results: dict[str, Extracted[Any]] = {}
-    for done, (field, marker) in enumerate(EXTRACTED_FIELDS.items()):
+    # The message sites parse a file whole only where another kind has (a partial parse otherwise): they go last.
+    order = sorted(EXTRACTED_FIELDS.items(), key=lambda item: item[0] == "message_sites")
+    for done, (field, marker) in enumerate(order):
         report("derive", done, len(EXTRACTED_FIELDS), f"{field} of {tree.tag}")
         module = importlib.import_module(f"vllm_quant_mcp.knowledge.extract.{marker.module}")
         results[field] = getattr(module, marker.function)(tree)

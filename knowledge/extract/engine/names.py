@@ -314,7 +314,7 @@ class Names(ABC):
         found = self._platform_method(platform, attr)
         if found is not None:  # e.g. CudaPlatformBase.supports_fp8: `cls.has_device_capability(89)`, cls the platform
             return found
-        self._assumed.add(RAW)
+        # the same open answer on every GPU (`current_platform.device_name` in a refusal's message): no question
         return unknown(f"current_platform.{attr}() is decided on the machine", frame.path, node)
 
     def _asked(self, kind: str, value: int, cap: Cap) -> bool:
