@@ -16,8 +16,10 @@ do too, so none gets its I/O for free), each after a gc.collect(). The table giv
 times and the ratios derive/ast and ts/ast, each the median of the per-round ratios: the
 machine is shared, so ratios of runs made side by side are the figure to compare, not lone
 absolute times. `ast*` repeats the ast
-column over only the files derive handed to tree-sitter (the rest it read and set aside
-after a text check, e.g. platform files that never name supported_quantization).
+column over only the files derive handed to tree-sitter, whole or some of their statements
+(the rest it read and set aside after a text check, e.g. platform files that never name
+supported_quantization). `ts` parses every file whole: derive parses most of them in part
+(knowledge/extract/engine/partial.py), so derive can undercut it.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ DEFAULT_VERSIONS = ["0.4.0", "0.4.1", "0.6.3", "0.9.2", "0.22.0", "0.32.0", "0.3
 
 
 class RecordingTree(SourceTree):
-    """A SourceTree that notes which files are read and which are parsed, in first-use order."""
+    """A SourceTree that notes which files are read and which are parsed (whole or in part), in first-use order."""
 
     def __init__(self, root: Path, tag: str) -> None:
         super().__init__(root, tag)
@@ -61,6 +63,10 @@ class RecordingTree(SourceTree):
     def parse(self, relpath: str) -> tree_sitter.Tree:
         self.parsed.setdefault(relpath, None)
         return super().parse(relpath)
+
+    def parse_part(self, relpath: str, ranges: tuple[tuple[int, int], ...]) -> tree_sitter.Tree | None:
+        self.parsed.setdefault(relpath, None)  # some of its statements: handed to tree-sitter all the same
+        return super().parse_part(relpath, ranges)
 
 
 @dataclass(frozen=True)

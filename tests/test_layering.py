@@ -36,7 +36,7 @@ KNOWLEDGE_ROLES: dict[str, set[str]] = {
 }
 # Declared exceptions, module to module: extractors produce the registry's entry models (the model, the
 # support-matrix, load-resolution, kernel and CUDA-arch models and the entry base they share), and a source
-# tree parses its files with the one tree-sitter parser (lazily, on first use).
+# tree parses its files, whole or some of their statements, with the one tree-sitter parser (lazily, on first use).
 DECLARED = {
     ("knowledge.extract", "knowledge.registry.model"),
     ("knowledge.extract", "knowledge.registry.matrix"),

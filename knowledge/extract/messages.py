@@ -14,6 +14,7 @@ this server does not answer for, and the registries are bundled for every releas
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Literal
 
@@ -21,7 +22,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
 from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, Cap, Interpreter, Modules, Scope, Shared
-from vllm_quant_mcp.knowledge.extract.engine.partial import parse_statements, statement_ranges
+from vllm_quant_mcp.knowledge.extract.engine.partial import Statement, class_members, module_statements
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, message, text
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import MessageSite, MessageStyle
@@ -67,12 +68,11 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
     gpus = _GpuGuards(tree)
     sites: list[MessageSite] = []
     names: dict[str, int] = {}
-    kept: list[tree_sitter.Tree] = []  # the partial trees outlive the interpreters, whose caches key on node ids
     for path in paths:
         data = tree.read_bytes(path)
         if not any(word in data for word in _PREFILTER):
             continue
-        for captures in _sites_in(_root(tree, path, data, kept), data):
+        for captures in (c for root, offsets in _roots(tree, path, data) for c in _sites_in(root, data, offsets)):
             site = _site(tree, path, captures, gpus)
             if site is None:
                 continue
@@ -82,20 +82,40 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
     return Extracted(sites, note=None if sites else "no raise or log call with a message on the start-up path")
 
 
-def _root(tree: SourceTree, path: str, data: bytes, kept: list[tree_sitter.Tree]) -> tree_sitter.Node:
-    """The file's tree where another kind parsed it; else only its module-level statements that hold a `raise`
-    or a logger call (engine/partial.py), and the whole file where those do not parse on their own."""
+def _roots(tree: SourceTree, path: str, data: bytes) -> list[tuple[tree_sitter.Node, list[int]]]:
+    """Where to look for the sites, with the offsets of their words: the file's tree where another kind parsed it;
+    else each module-level statement holding one, parsed on its own (engine/partial.py; the interpreter's module
+    index parses the same definitions, once for both), and the whole file where that cannot be done."""
+    offsets = _site_words(data)
     whole = tree.parsed_tree(path)
-    if whole is not None:
-        return whole.root_node
-    partial = parse_statements(data, statement_ranges(data, _site_words(data)))
-    if partial is None:
-        return tree.parse(path).root_node
-    kept.append(partial)
-    return partial.root_node
+    statements = module_statements(data) if whole is None else None
+    if statements is not None:
+        starts = [s.start for s in statements]
+        held: dict[int, list[int]] = {}
+        for offset in offsets:
+            held.setdefault(bisect.bisect_right(starts, offset) - 1, []).append(offset)
+        parts = [(_part(tree, path, data, statements[i], found), found) for i, found in held.items()]
+        if all(part is not None for part, _ in parts):
+            return [(part.root_node, found) for part, found in parts if part is not None]
+    return [((whole or tree.parse(path)).root_node, offsets)]
+
+
+def _part(
+    tree: SourceTree, path: str, data: bytes, statement: Statement, offsets: list[int]
+) -> tree_sitter.Tree | None:
+    """The statement's tree; of a class another kind has not parsed whole, only its header and the members that
+    hold the offsets (a class of thirty methods with one raise is parsed for that one)."""
+    whole = (statement.start, statement.end)
+    split = class_members(data, statement) if statement.kind == "class" else None
+    if split is None or tree.parsed_part(path, (whole,)) is not None:
+        return tree.parse_part(path, (whole,))
+    header, members = split
+    kept = [(m.start, m.end) for m in members if any(m.start <= o < m.end for o in offsets)]
+    return tree.parse_part(path, (header, *kept)) or tree.parse_part(path, (whole,))
 
 
 def _site_words(data: bytes) -> list[int]:
+    """Where a `raise` or a logger call may stand, in order."""
     found: list[int] = []
     for word, after in _SITE_WORDS:
         at = data.find(word)
@@ -103,24 +123,23 @@ def _site_words(data: bytes) -> list[int]:
             if after is None or after.match(data, at + len(word)):
                 found.append(at)
             at = data.find(word, at + len(word))
-    return found
+    return sorted(found)
 
 
-def _sites_in(root: tree_sitter.Node, data: bytes) -> list[dict[str, list[tree_sitter.Node]]]:
-    """Each `raise X("...")` and `logger.<level>("...")` of a file, in the order written, found from where the words
-    `raise` and `log` stand in its bytes (a query over every call of the file took 0.24 s a release; this, 0.02 s):
-    `raise` opens a raise statement whose exception is built by a call; a logger is `logger`, `log` or `LOGGER`
-    (an underscore before allowed), called through a level method."""
+def _sites_in(root: tree_sitter.Node, data: bytes, offsets: list[int]) -> list[dict[str, list[tree_sitter.Node]]]:
+    """Each `raise X("...")` and `logger.<level>("...")` at the offsets, in the order written (a query over every
+    call of a file took 0.24 s a release; this, 0.02 s): `raise` opens a raise statement whose exception is built
+    by a call; a logger is `logger`, `log` or `LOGGER` (an underscore before allowed), called through a level
+    method."""
     found: dict[int, dict[str, list[tree_sitter.Node]]] = {}
-    for word in (b"raise", b"log", b"LOGGER"):
-        start = data.find(word)
-        while start != -1:
-            node = root.descendant_for_byte_range(start, start + len(word))
-            captures = _raised(node) if word == b"raise" else _logged(node)
-            if captures is not None:
-                top = captures["raise" if "raise" in captures else "log"][0]
-                found.setdefault(top.start_byte, captures)
-            start = data.find(word, start + len(word))
+    for start in offsets:
+        raised = data.startswith(b"raise", start)
+        size = 5 if raised else 6 if data.startswith(b"LOGGER", start) else 3
+        node = root.descendant_for_byte_range(start, start + size)
+        captures = _raised(node) if raised else _logged(node)
+        if captures is not None:
+            top = captures["raise" if "raise" in captures else "log"][0]
+            found.setdefault(top.start_byte, captures)
     return [found[at] for at in sorted(found)]
 
 

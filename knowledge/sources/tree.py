@@ -65,6 +65,7 @@ class SourceTree:
         self._directories: dict[PurePosixPath, Path] = {}
         self._memo: dict[str, object] = {}
         self._globbed: dict[str, list[str]] = {}
+        self._parts: dict[tuple[str, tuple[tuple[int, int], ...]], tree_sitter.Tree | None] = {}
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree."""
@@ -135,6 +136,21 @@ class SourceTree:
     def parsed_tree(self, relpath: str) -> tree_sitter.Tree | None:
         """The syntax tree of a file another reader parsed already; None rather than a parse."""
         return self._parsed.get(relpath)
+
+    def parsed_part(self, relpath: str, ranges: tuple[tuple[int, int], ...]) -> tree_sitter.Tree | None:
+        """The tree of ranges another reader parsed already (`parse_part`); None rather than a parse."""
+        return self._parts.get((relpath, ranges))
+
+    def parse_part(self, relpath: str, ranges: tuple[tuple[int, int], ...]) -> tree_sitter.Tree | None:
+        """A tree of only those byte ranges of a file, each starting a line (engine/partial.py), parsed once per
+        tree and kept as long as it: the interpreters key their caches on node ids. None where they do not parse
+        on their own; then parse the whole file."""
+        key = (relpath, ranges)
+        if key not in self._parts:
+            from vllm_quant_mcp.knowledge.extract.engine.language import parse_ranges
+
+            self._parts[key] = parse_ranges(self.read_bytes(relpath), list(ranges))
+        return self._parts[key]
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` once per tree: what one extractor derives, another that needs it reads again for free."""

@@ -9,10 +9,13 @@ is found where it is defined, through at most a few re-exports (vllm/config/__in
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.language import parser
+from vllm_quant_mcp.knowledge.extract.engine.partial import module_statements
 from vllm_quant_mcp.knowledge.extract.engine.syntax import (
     NotLiteral,
     definition,
@@ -26,6 +29,8 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 __all__ = ["ClassRef", "FieldDef", "ModuleIndex", "Modules"]
 
 _MAX_HOPS = 4
+_EMPTY = parser().parse(b"")  # the head of a module that holds definitions only
+_DEFINED = frozenset({"function_definition", "class_definition", "decorated_definition"})
 
 
 @dataclass(frozen=True)
@@ -46,20 +51,81 @@ class FieldDef:
     doc: str
 
 
+class _Definitions(Mapping[str, tree_sitter.Node]):
+    """A module's functions (or classes) by name, in the order written, each parsed from its own lines on first
+    use: the interpreter resolving one import of a 140 kB module reads one of its definitions."""
+
+    def __init__(self, tree: SourceTree, path: str, spans: dict[str, tuple[int, int]], kind: str) -> None:
+        self._tree, self._path, self._spans, self._kind = tree, path, spans, kind
+        self._nodes: dict[str, tree_sitter.Node] = {}
+
+    def __getitem__(self, name: str) -> tree_sitter.Node:
+        node = self._nodes.get(name)
+        if node is None:
+            node = self._nodes[name] = self._parsed(name, *self._spans[name])
+        return node
+
+    def _parsed(self, name: str, start: int, end: int) -> tree_sitter.Node:
+        part = self._tree.parse_part(self._path, ((start, end),))
+        top = part.root_node.named_children[0] if part is not None and part.root_node.named_children else None
+        found = definition(top) if top is not None else None
+        named = found.child_by_field_name("name") if found is not None else None
+        if found is not None and found.type == self._kind and named is not None and text(named) == name:
+            return found
+        # its lines do not parse on their own (a string cut open): the definition as the whole file's tree has it
+        whole = self._tree.parse(self._path).root_node
+        return next(definition(c) for c in whole.named_children if c.start_byte == start)
+
+    def __contains__(self, name: object) -> bool:  # Mapping's would parse the definition to answer
+        return name in self._spans
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
 @dataclass
 class ModuleIndex:
+    """A module's top-level names. `head` holds its module-level statements other than definitions (imports,
+    assignments, `if`/`try` blocks); `root` is the whole module, parsed on first use where it was not."""
+
     path: str
-    root: tree_sitter.Node
-    classes: dict[str, tree_sitter.Node] = field(default_factory=dict)
-    functions: dict[str, tree_sitter.Node] = field(default_factory=dict)
+    tree: SourceTree = field(repr=False)
+    head: tree_sitter.Node = field(repr=False)
+    classes: Mapping[str, tree_sitter.Node] = field(default_factory=dict)
+    functions: Mapping[str, tree_sitter.Node] = field(default_factory=dict)
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # local name -> (dotted module, name)
     _assignments: dict[str, tree_sitter.Node] | None = field(default=None, repr=False)
+
+    @property
+    def root(self) -> tree_sitter.Node:
+        return self.tree.parse(self.path).root_node
 
     def assignment(self, name: str) -> tree_sitter.Node | None:
         """Right-hand side of the module-level `name = ...`; the statements are read on first use only."""
         if self._assignments is None:
-            self._assignments = module_assignments(self.root)
+            self._assignments = module_assignments(self.head)
         return self._assignments.get(name)
+
+
+def _names(
+    root: tree_sitter.Node,
+) -> tuple[dict[str, tree_sitter.Node], dict[str, tree_sitter.Node], dict[str, tuple[str, str]]]:
+    """The classes, functions and imports a module's statements define, the first one per name."""
+    classes: dict[str, tree_sitter.Node] = {}
+    functions: dict[str, tree_sitter.Node] = {}
+    imports: dict[str, tuple[str, str]] = {}
+    for captures in matches("engine/modules", root, max_start_depth=0):  # every pattern is rooted at `module`
+        if "class.name" in captures:
+            classes.setdefault(text(captures["class.name"][0]), captures["class.definition"][0])
+        elif "function.name" in captures:
+            functions.setdefault(text(captures["function.name"][0]), captures["function.definition"][0])
+        elif "import.name" in captures:
+            local = captures.get("import.alias", captures["import.name"])[0]
+            imports.setdefault(text(local), (text(captures["import.module"][0]), text(captures["import.name"][0])))
+    return classes, functions, imports
 
 
 class Modules:
@@ -82,19 +148,33 @@ class Modules:
         return self._index[path]
 
     def _build(self, path: str) -> ModuleIndex:
+        index = self._partial(path) if self.tree.parsed_tree(path) is None else None
+        if index is not None:
+            index.imports = _names(index.head)[2]
+            return index
         root = self.tree.parse(path).root_node
-        index = ModuleIndex(path, root)
-        for captures in matches("engine/modules", root, max_start_depth=0):  # every pattern is rooted at `module`
-            if "class.name" in captures:
-                index.classes.setdefault(text(captures["class.name"][0]), captures["class.definition"][0])
-            elif "function.name" in captures:
-                index.functions.setdefault(text(captures["function.name"][0]), captures["function.definition"][0])
-            elif "import.name" in captures:
-                local = captures.get("import.alias", captures["import.name"])[0]
-                index.imports.setdefault(
-                    text(local), (text(captures["import.module"][0]), text(captures["import.name"][0]))
-                )
-        return index
+        classes, functions, imports = _names(root)
+        return ModuleIndex(path, self.tree, root, classes, functions, imports)
+
+    def _partial(self, path: str) -> ModuleIndex | None:
+        """The index from the module's bytes and its non-definition statements only (engine/partial.py); None where
+        the statements cannot be told apart from its bytes or do not parse on their own."""
+        statements = module_statements(self.tree.read_bytes(path))
+        if statements is None:
+            return None
+        others = tuple((s.start, s.end) for s in statements if s.kind == "other")
+        head = self.tree.parse_part(path, others) if others else _EMPTY
+        if head is None or any(c.type in _DEFINED for c in head.root_node.named_children):
+            return None  # a definition its bytes did not show as one (a name beyond ASCII): the whole file decides
+        spans: dict[str, dict[str, tuple[int, int]]] = {"function": {}, "class": {}}
+        for statement in statements:
+            if statement.name is not None:
+                spans[statement.kind].setdefault(statement.name, (statement.start, statement.end))
+        return ModuleIndex(
+            path, self.tree, head.root_node,
+            classes=_Definitions(self.tree, path, spans["class"], "class_definition"),
+            functions=_Definitions(self.tree, path, spans["function"], "function_definition"),
+        )  # fmt: skip
 
     def module_path(self, dotted: str, importer: str) -> str | None:
         """File of a module named in `from dotted import ...` inside `importer`, if it is in the tree."""
@@ -205,7 +285,7 @@ class Modules:
             dotted, submodule = index.imports[alias]
             target = self.module_path(f"{dotted}.{submodule}", path)
             return self.find_class(name, target) if target is not None else None
-        for stmt in index.root.named_children:
+        for stmt in index.head.named_children:
             for imported in stmt.named_children if stmt.type == "import_statement" else []:
                 given = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
                 dotted_name = imported.child_by_field_name("name") if given is not None else None

@@ -67,7 +67,7 @@ class Constants:
         self.keys: dict[str, Obj] = {}
         self._it = Interpreter(modules, platform, cap, {}, shared, arch=arch_of(platform, cap))
         index = modules.index(QUANT_UTILS)
-        self._statements = _attribute_assignments(index.root) if index is not None else {}
+        self._statements = _attribute_assignments(index.head) if index is not None else {}
         # `FP8_DTYPE = current_platform.fp8_dtype()`: float8_e4m3fn on CUDA, which inherits it from the platform
         # interface; on ROCm RocmPlatform.fp8_dtype() is interpreted for the GPU's arch (is_fp8_fnuz: gfx94x).
         fp8 = index.assignment("FP8_DTYPE") if index is not None else None
@@ -76,7 +76,7 @@ class Constants:
         elif fp8 is not None:
             shared.names[(QUANT_UTILS, "FP8_DTYPE")] = self._build(fp8)
         if index is not None:
-            for name in _module_names(index.root):
+            for name in _module_names(index.head):
                 if name.startswith("k"):
                     self._build_name(name)
             for name, built in self.keys.items():

@@ -13,6 +13,7 @@ given (tensor parallel, or `--enable-expert-parallel` with its EP size).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,7 +253,7 @@ class MoeSelector:
         return MoeOutcome(**base, verdict="no", backend=backend.name, considered=named, raises=raises)
 
     def _priorities(
-        self, path: str, functions: dict[str, tree_sitter.Node], config: Obj, weight: Obj, activation: Obj, cap: Cap
+        self, path: str, functions: Mapping[str, tree_sitter.Node], config: Obj, weight: Obj, activation: Obj, cap: Cap
     ) -> tuple[Any, Check | None]:
         it = self.linear.interpreter(cap)
         select = next((node for name, node in functions.items() if name.startswith("select_")), None)
@@ -363,12 +364,12 @@ def _named_call(function: tree_sitter.Node, name: str) -> tree_sitter.Node | Non
     return None
 
 
-def _returns_backend(functions: dict[str, tree_sitter.Node], select: tree_sitter.Node) -> bool:
+def _returns_backend(functions: Mapping[str, tree_sitter.Node], select: tree_sitter.Node) -> bool:
     """The oracle's select function decides by itself: no priority list to walk, no expert class to ask."""
     return "_get_priority_backends" not in functions and _list_assignment(select, "AVAILABLE_BACKENDS") is None
 
 
-def _mapper(functions: dict[str, tree_sitter.Node]) -> tree_sitter.Node | None:
+def _mapper(functions: Mapping[str, tree_sitter.Node]) -> tree_sitter.Node | None:
     return next((n for name, n in functions.items() if name.startswith("map_") and name.endswith("_backend")), None)
 
 

@@ -249,8 +249,8 @@ class KernelSelector:
             return self._sites
         sites: dict[tuple[str, int], Any] = {}
         for path in (*_UTILS, *self.paths):
-            index = self.modules.index(path)
-            written = text(index.root) if index is not None else ""
+            tree = self.modules.tree
+            written = tree.read_text(path) if tree.exists(path) else ""  # text, not a parse: lines are the file's
             if not any(probe in written for probe in _PROBE_CALLS):
                 continue
             for at, source in enumerate(written.splitlines(), start=1):

@@ -1,25 +1,40 @@
-"""A partial parse: the module-level statements around some offsets, at their places in the file, or none."""
+"""Partial parses: a file's statements read from its bytes, parsed on their own at their places in the file."""
 
 from __future__ import annotations
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.language import parser
-from vllm_quant_mcp.knowledge.extract.engine.partial import parse_statements, statement_ranges
+from vllm_quant_mcp.knowledge.extract.engine.language import parse_ranges, parser
+from vllm_quant_mcp.knowledge.extract.engine.partial import class_members, module_statements
 
-SOURCE = b'''"""A module."""
+SOURCE = b'''"""A module.
+
+Its docstring has lines at column zero, as module docstrings do.
+"""
 import os
 
 LIMIT = 4
 
 
-class Checks:
-    def refuse(self, x):
+@register
+class Checks(
+    Base,
+):
+    """Checks.
+    """
+
+    depth = 2
+
+    @classmethod
+    def refuse(cls, x):
         if x > LIMIT:
             raise ValueError(
                 "too big"
             )
         return x
+
+    def other(self):
+        return 1
 try:
     import fast
 except ImportError:
@@ -33,9 +48,13 @@ def unrelated():
 '''
 
 
-def _raise_lines(tree_root: tree_sitter.Node) -> list[int]:
+def _text(statement_range: tuple[int, int]) -> bytes:
+    return SOURCE[statement_range[0] : statement_range[1]]
+
+
+def _raise_lines(root: tree_sitter.Node) -> list[int]:
     found: list[int] = []
-    stack = [tree_root]
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "raise_statement":
@@ -44,28 +63,44 @@ def _raise_lines(tree_root: tree_sitter.Node) -> list[int]:
     return found
 
 
-def test_only_the_statement_holding_an_offset_is_parsed_and_its_nodes_sit_where_they_are_in_the_file() -> None:
-    ranges = statement_ranges(SOURCE, [SOURCE.index(b"raise")])
-    assert [SOURCE[a:b].splitlines()[0] for a, b in ranges] == [b"class Checks:"]
-    tree = parse_statements(SOURCE, ranges)
+def test_module_statements_are_told_apart_from_bytes_with_decorators_docstrings_and_clauses_kept_whole() -> None:
+    statements = module_statements(SOURCE)
+    assert statements is not None
+    shown = [(s.kind, s.name, _text((s.start, s.end)).split(b"\n")[0]) for s in statements]
+    assert shown == [
+        ("other", None, b'"""A module.'),  # its column-zero line starts nothing: the string is open there
+        ("other", None, b"import os"),
+        ("other", None, b"LIMIT = 4"),
+        ("class", "Checks", b"@register"),  # from its decorator
+        ("other", None, b"try:"),  # `except` continues it
+        ("function", "unrelated", b"def unrelated():"),
+    ]
+    assert _text((statements[-1].start, statements[-1].end)).rstrip().endswith(b"]")  # a closing bracket continues
+
+
+def test_a_class_is_split_into_its_header_and_members_which_parse_at_their_places_in_the_file() -> None:
+    statements = module_statements(SOURCE)
+    assert statements is not None
+    split = class_members(SOURCE, statements[3])
+    assert split is not None
+    header, members = split
+    assert _text(header) == b"@register\nclass Checks(\n    Base,\n):\n"
+    assert [_text((m.start, m.end)).split(b"\n")[0].strip() for m in members] == [
+        b'"""Checks.',
+        b"depth = 2",
+        b"@classmethod",
+        b"def other(self):",
+    ]
+    refuse = members[2]
+    assert (refuse.kind, refuse.name) == ("function", "refuse")
+    tree = parse_ranges(SOURCE, [header, (refuse.start, refuse.end)])
     assert tree is not None
-    assert _raise_lines(tree.root_node) == _raise_lines(parser().parse(SOURCE).root_node) == [10]
-    assert b"unrelated" not in tree.root_node.text and b"import os" not in tree.root_node.text
+    assert _raise_lines(tree.root_node) == _raise_lines(parser().parse(SOURCE).root_node) == [22]
+    (checks,) = tree.root_node.named_children
+    assert b"def other" not in checks.text and b"import os" not in tree.root_node.text
 
 
-def test_a_clause_at_column_zero_stays_with_its_statement_and_a_closing_bracket_with_its_expression() -> None:
-    (try_block,) = statement_ranges(SOURCE, [SOURCE.index(b"fast = None")])
-    assert SOURCE[slice(*try_block)].startswith(b"try:") and b"except ImportError" in SOURCE[slice(*try_block)]
-    (function,) = statement_ranges(SOURCE, [SOURCE.index(b"1,")])
-    assert SOURCE[slice(*function)].rstrip().endswith(b"]")
-
-
-def test_neighbouring_statements_are_joined_into_one_range() -> None:
-    ranges = statement_ranges(SOURCE, [SOURCE.index(b"LIMIT = 4"), SOURCE.index(b"import os")])
-    assert len(ranges) == 1 and SOURCE[slice(*ranges[0])] == b"import os\n\nLIMIT = 4\n\n\n"
-
-
-def test_a_line_of_a_string_at_column_zero_cuts_the_string_open_and_there_is_no_partial_tree() -> None:
-    source = b'def f():\n    text = """\nraise ValueError(\'in a string\')\n"""\n    raise RuntimeError("real")\n'
-    ranges = statement_ranges(source, [source.index(b"raise RuntimeError")])
-    assert parse_statements(source, ranges) is None  # the caller parses the whole file instead
+def test_a_string_cut_open_by_a_column_zero_line_gives_no_statements_or_no_tree() -> None:
+    inside_a_function = b'def f():\n    text = """\nraise ValueError("in a string")\n"""\n    raise RuntimeError\n'
+    assert module_statements(inside_a_function) is None  # a range would hold an odd number of triple quotes
+    assert parse_ranges(inside_a_function, [(0, inside_a_function.index(b"raise ValueError"))]) is None
