@@ -14,7 +14,6 @@ this server does not answer for, and the registries are bundled for every releas
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Literal
 
@@ -22,7 +21,7 @@ import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.attention.select import CUDA_GRID
 from vllm_quant_mcp.knowledge.extract.engine import CAPABILITY, Cap, Interpreter, Modules, Scope, Shared
-from vllm_quant_mcp.knowledge.extract.engine.partial import Statement, class_members, module_statements
+from vllm_quant_mcp.knowledge.extract.engine.partial import roots_around
 from vllm_quant_mcp.knowledge.extract.engine.syntax import line, message, text
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.model import MessageSite, MessageStyle
@@ -72,7 +71,9 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
         data = tree.read_bytes(path)
         if not any(word in data for word in _PREFILTER):
             continue
-        for captures in (c for root, offsets in _roots(tree, path, data) for c in _sites_in(root, data, offsets)):
+        for captures in (
+            c for root, offsets in roots_around(tree, path, _site_words(data)) for c in _sites_in(root, data, offsets)
+        ):
             site = _site(tree, path, captures, gpus)
             if site is None:
                 continue
@@ -80,38 +81,6 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
             names[site.name] = seen
             sites.append(site if seen == 1 else site.model_copy(update={"name": f"{site.name} #{seen}"}))
     return Extracted(sites, note=None if sites else "no raise or log call with a message on the start-up path")
-
-
-def _roots(tree: SourceTree, path: str, data: bytes) -> list[tuple[tree_sitter.Node, list[int]]]:
-    """Where to look for the sites, with the offsets of their words: the file's tree where another kind parsed it;
-    else each module-level statement holding one, parsed on its own (engine/partial.py; the interpreter's module
-    index parses the same definitions, once for both), and the whole file where that cannot be done."""
-    offsets = _site_words(data)
-    whole = tree.parsed_tree(path)
-    statements = module_statements(data) if whole is None else None
-    if statements is not None:
-        starts = [s.start for s in statements]
-        held: dict[int, list[int]] = {}
-        for offset in offsets:
-            held.setdefault(bisect.bisect_right(starts, offset) - 1, []).append(offset)
-        parts = [(_part(tree, path, data, statements[i], found), found) for i, found in held.items()]
-        if all(part is not None for part, _ in parts):
-            return [(part.root_node, found) for part, found in parts if part is not None]
-    return [((whole or tree.parse(path)).root_node, offsets)]
-
-
-def _part(
-    tree: SourceTree, path: str, data: bytes, statement: Statement, offsets: list[int]
-) -> tree_sitter.Tree | None:
-    """The statement's tree; of a class another kind has not parsed whole, only its header and the members that
-    hold the offsets (a class of thirty methods with one raise is parsed for that one)."""
-    whole = (statement.start, statement.end)
-    split = class_members(data, statement) if statement.kind == "class" else None
-    if split is None or tree.parsed_part(path, (whole,)) is not None:
-        return tree.parse_part(path, (whole,))
-    header, members = split
-    kept = [(m.start, m.end) for m in members if any(m.start <= o < m.end for o in offsets)]
-    return tree.parse_part(path, (header, *kept)) or tree.parse_part(path, (whole,))
 
 
 def _site_words(data: bytes) -> list[int]:

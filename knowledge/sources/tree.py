@@ -66,6 +66,7 @@ class SourceTree:
         self._memo: dict[str, object] = {}
         self._globbed: dict[str, list[str]] = {}
         self._parts: dict[tuple[str, tuple[tuple[int, int], ...]], tree_sitter.Tree | None] = {}
+        self._sources: dict[str, bytes] = {}
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree."""
@@ -129,9 +130,17 @@ class SourceTree:
         """The tree-sitter syntax tree of a Python file, parsed once per SourceTree."""
         tree = self._parsed.get(relpath)
         if tree is None:
-            tree = self._parser.parse(self.read_bytes(relpath))
+            tree = self._parser.parse(self._source(relpath))
             self._parsed[relpath] = tree
         return tree
+
+    def _source(self, relpath: str) -> bytes:
+        """A parsed file's bytes, read once: a tree holds them anyway, and a file parsed in part is parsed
+        statement by statement."""
+        data = self._sources.get(relpath)
+        if data is None:
+            data = self._sources[relpath] = self.read_bytes(relpath)
+        return data
 
     def parsed_tree(self, relpath: str) -> tree_sitter.Tree | None:
         """The syntax tree of a file another reader parsed already; None rather than a parse."""
@@ -149,7 +158,7 @@ class SourceTree:
         if key not in self._parts:
             from vllm_quant_mcp.knowledge.extract.engine.language import parse_ranges
 
-            self._parts[key] = parse_ranges(self.read_bytes(relpath), list(ranges))
+            self._parts[key] = parse_ranges(self._source(relpath), list(ranges))
         return self._parts[key]
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from vllm_quant_mcp.knowledge.extract.engine.language import parser
-from vllm_quant_mcp.knowledge.extract.engine.partial import module_statements
+from vllm_quant_mcp.knowledge.extract.engine.partial import statements_of
 from vllm_quant_mcp.knowledge.extract.engine.syntax import (
     NotLiteral,
     definition,
@@ -159,7 +159,7 @@ class Modules:
     def _partial(self, path: str) -> ModuleIndex | None:
         """The index from the module's bytes and its non-definition statements only (engine/partial.py); None where
         the statements cannot be told apart from its bytes or do not parse on their own."""
-        statements = module_statements(self.tree.read_bytes(path))
+        statements = statements_of(self.tree, path)
         if statements is None:
             return None
         others = tuple((s.start, s.end) for s in statements if s.kind == "other")

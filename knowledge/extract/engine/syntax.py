@@ -67,6 +67,10 @@ def literal(node: tree_sitter.Node) -> object:
     """The Python value of a literal node, or NotLiteral."""
     if node.type == "string" and (plain := _plain_string(node)) is not None:
         return plain
+    if node.type in _CONSTANTS:
+        return _CONSTANTS[node.type]
+    if node.type == "integer" and _DECIMAL.fullmatch(node.text or b""):  # what literal_eval would compile to say
+        return int(node.text or b"")
     prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
     if prefix is not None and b"f" in prefix[0].lower():  # literal_eval would compile it only to refuse it
         raise NotLiteral(f"an f-string at line {line(node)}")
@@ -76,6 +80,8 @@ def literal(node: tree_sitter.Node) -> object:
         raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}") from exc
 
 
+_CONSTANTS: dict[str, object] = {"true": True, "false": False, "none": None}
+_DECIMAL = re.compile(rb"0|[1-9][0-9]*")
 _PLAIN_PREFIXES = {b"", b"r", b"R", b"u", b"U"}
 _PREFIX = re.compile(rb"[rRbBuUfF]*")  # the letters before a string's opening quote
 _QUOTES = {b'"', b"'", b'"""', b"'''"}

@@ -19,7 +19,7 @@ from vllm_quant_mcp.knowledge.extract.engine.syntax import line, text
 from vllm_quant_mcp.knowledge.extract.env_vars import extract_env_vars
 from vllm_quant_mcp.knowledge.extract.kernels.constants import Constants
 from vllm_quant_mcp.knowledge.extract.kernels.moe import ASSUMED as MOE_ASSUMED
-from vllm_quant_mcp.knowledge.extract.kernels.moe import MOE_SCHEMES, ORACLE, PARALLEL, MoeSelector
+from vllm_quant_mcp.knowledge.extract.kernels.moe import MOE_SCHEMES, ORACLE, PARALLEL, MoeSelector, oracle_select
 from vllm_quant_mcp.knowledge.extract.kernels.schemes import SCHEMES
 from vllm_quant_mcp.knowledge.extract.kernels.select import KernelSelector
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
@@ -181,7 +181,7 @@ def _moe(tree: SourceTree, selector: MoeSelector, grid: tuple[Cap, ...]) -> list
     for scheme in MOE_SCHEMES:
         path = f"{ORACLE}/{scheme.oracle}.py"
         index = selector.modules.index(path)
-        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        select = oracle_select(index.functions) if index else None
         if select is None:
             continue
         walked = [selector.select(scheme, parallel, cap) for parallel in PARALLEL for cap in grid]

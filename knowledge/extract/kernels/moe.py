@@ -27,7 +27,7 @@ from vllm_quant_mcp.knowledge.extract.kernels.select import HUMMING_RULE, Kernel
 from vllm_quant_mcp.knowledge.registry.kernels import KernelVerdict, MoeOutcome
 from vllm_quant_mcp.knowledge.registry.matrix import Check, Verdict
 
-__all__ = ["MOE_SCHEMES", "ORACLE", "MoeScheme", "MoeSelector", "Parallel"]
+__all__ = ["MOE_SCHEMES", "ORACLE", "MoeScheme", "MoeSelector", "Parallel", "oracle_select"]
 
 ORACLE = "vllm/model_executor/layers/fused_moe/oracle"
 
@@ -102,6 +102,7 @@ class MoeSelector:
         self._silu: Member | str = Member("MoEActivation", "SILU") if named else "silu"
         self._configs: dict[str, Obj] = {}
         self._verdicts: dict[tuple[Any, ...], KernelVerdict] = {}
+        self._mappings: dict[tuple[str, Cap], Any] = {}
 
     def _seed_module_aliases(self) -> None:
         """`mk` in every expert module: the oracle's experts compare formats as `mk.FusedMoEActivationFormat.X`."""
@@ -118,7 +119,7 @@ class MoeSelector:
         path = f"{ORACLE}/{scheme.oracle}.py"
         index = self.modules.index(path)
         keys = self.constants.keys
-        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        select = oracle_select(index.functions) if index else None
         if select is not None and index is not None and _returns_backend(index.functions, select):
             return self._returned(scheme, parallel, self._config(parallel), path, select, cap)
         if index is None or scheme.weight_key not in keys or scheme.activation_key not in keys:
@@ -210,12 +211,10 @@ class MoeSelector:
         index = self.modules.index(path)
         keys = self.constants.keys
         mapper = _mapper(index.functions) if index is not None else None
-        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        select = oracle_select(index.functions) if index else None
         if index is None or mapper is None or select is None or scheme.weight_key not in keys:
             return None
-        it = self.linear.interpreter(cap)
-        node = _dict_assignment(mapper, "mapping")
-        mapping = it.evaluate(node, Scope(path))[0] if node is not None else None
+        mapping = self._mapping(path, mapper, cap)
         base: dict[str, Any] = {
             "capabilities": [str(cap)], "platform": self.linear.platform, "parallel": "tp", "moe_backend": value,
         }  # fmt: skip
@@ -252,11 +251,19 @@ class MoeSelector:
             return MoeOutcome(**base, verdict="conditional", backend=backend.name, considered=named, raises=raises)
         return MoeOutcome(**base, verdict="no", backend=backend.name, considered=named, raises=raises)
 
+    def _mapping(self, path: str, mapper: tree_sitter.Node, cap: Cap) -> Any:
+        """The `mapping` dict of `map_*_backend`, read once per oracle and GPU (every forced value looks it up)."""
+        key = (path, cap)
+        if key not in self._mappings:
+            node = _dict_assignment(mapper, "mapping")
+            self._mappings[key] = self.linear.interpreter(cap).evaluate(node, Scope(path))[0] if node else None
+        return self._mappings[key]
+
     def _priorities(
         self, path: str, functions: Mapping[str, tree_sitter.Node], config: Obj, weight: Obj, activation: Obj, cap: Cap
     ) -> tuple[Any, Check | None]:
         it = self.linear.interpreter(cap)
-        select = next((node for name, node in functions.items() if name.startswith("select_")), None)
+        select = oracle_select(functions)
         body = text(select) if select is not None else ""
         if "_get_priority_backends" in functions:
             listed = it.call_function(
@@ -301,7 +308,7 @@ class MoeSelector:
         """The function the oracle's walk asks for a backend with no expert class (v0.15, v0.16: FLASHINFER_TRTLLM
         is `is_supported_config_trtllm(config, weight_key, activation_key, activation_format)`)."""
         index = self.modules.index(path)
-        select = next((n for name, n in index.functions.items() if name.startswith("select_")), None) if index else None
+        select = oracle_select(index.functions) if index else None
         found = re.search(
             rf"if backend == \w+\.{backend.name}:\s*k_cls = None\s*supported, reason = (is_supported_config_\w+)\(",
             text(select) if select is not None else "",
@@ -369,17 +376,23 @@ def _returns_backend(functions: Mapping[str, tree_sitter.Node], select: tree_sit
     return "_get_priority_backends" not in functions and _list_assignment(select, "AVAILABLE_BACKENDS") is None
 
 
+def oracle_select(functions: Mapping[str, tree_sitter.Node]) -> tree_sitter.Node | None:
+    """The oracle's `select_*` function (looked up by name: the module index parses only the definitions asked)."""
+    return next((functions[name] for name in functions if name.startswith("select_")), None)
+
+
 def _mapper(functions: Mapping[str, tree_sitter.Node]) -> tree_sitter.Node | None:
-    return next((n for name, n in functions.items() if name.startswith("map_") and name.endswith("_backend")), None)
+    return next((functions[n] for n in functions if n.startswith("map_") and n.endswith("_backend")), None)
 
 
 def _raise_line(function: tree_sitter.Node, words: str) -> int | None:
     """The line of the first `raise` in the function (nested helpers included) whose text holds `words`."""
     start = function.start_point[0] + 1
-    for offset, written in enumerate(text(function).splitlines()):
+    lines = text(function).splitlines()
+    for offset, written in enumerate(lines):
         if words in written:
             for back in range(offset, max(offset - 3, -1), -1):
-                if "raise " in text(function).splitlines()[back]:
+                if "raise " in lines[back]:
                     return start + back
     return None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from vllm_quant_mcp.knowledge.extract.engine import Modules
+from vllm_quant_mcp.knowledge.extract.engine.partial import roots_around
 from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, definition, line, literal, text
 from vllm_quant_mcp.knowledge.extract.loading.config_args import (
     CONFIG,
@@ -83,7 +84,7 @@ def extract_load_resolution(tree: SourceTree) -> Extracted[LoadResolution]:
                 from_config=replays[(cls.path, cls.name)] if cls is not None else None,
             )
         )
-    overrides, overrides_at = _overrides(tree, modules)
+    overrides, overrides_at = _overrides(tree)
     resolution = LoadResolution(
         paths=paths,
         mismatch=find_raise(tree, model_config, "does not match the quantization") if model_config else None,
@@ -143,26 +144,29 @@ def _imported_constant(tree: SourceTree, name: str) -> list[str]:
     return []
 
 
-def _overrides(tree: SourceTree, modules: Modules) -> tuple[list[str], Provenance | None]:
+def _overrides(tree: SourceTree) -> tuple[list[str], Provenance | None]:
     """The `overrides = [...]` of `_verify_quantization`: methods that may switch a checkpoint's method."""
     for path in _MODEL_CONFIGS:
         if not tree.exists(path):
             continue
-        index = modules.index(path)
-        root = index.root if index is not None else tree.parse(path).root_node
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "assignment" and text(node.child_by_field_name("left") or node) == "overrides":
-                right = node.child_by_field_name("right")
-                if right is not None and right.type == "list":
-                    try:
-                        value = literal(right)
-                    except NotLiteral:
-                        continue
-                    if isinstance(value, list):
-                        return [str(v) for v in value], tree.provenance(path, line(node))
-            stack.extend(node.named_children)
+        data = tree.read_bytes(path)
+        offsets = [m.start() for m in re.finditer(rb"\boverrides\b", data)]
+        candidates = [
+            node.parent
+            for root, held in roots_around(tree, path, offsets)
+            for node in (root.descendant_for_byte_range(at, at + len("overrides")) for at in held)
+            if node is not None and node.parent is not None and node.parent.type == "assignment"
+        ]
+        for node in candidates:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is None or text(left) != "overrides" or right is None or right.type != "list":
+                continue
+            try:
+                value = literal(right)
+            except NotLiteral:
+                continue
+            if isinstance(value, list):
+                return [str(v) for v in value], tree.provenance(path, line(node))
     return [], None
 
 

@@ -80,7 +80,12 @@ def extract_attention_args(tree: SourceTree, modules: Modules) -> AttentionArgs 
 
 
 def find_raise(tree: SourceTree, path: str, words: str) -> Raise | None:
-    """The first `raise E("...")` in `path` whose message holds `words`."""
+    """The first `raise E("...")` in `path` whose message holds `words`; looked for once per tree (every replay of a
+    config's loading asks for the base config's refusal)."""
+    return tree.memo(f"raise in {path} holding {words!r}", lambda: _find_raise(tree, path, words))
+
+
+def _find_raise(tree: SourceTree, path: str, words: str) -> Raise | None:
     if words.encode() not in tree.read_bytes(path):
         return None
     stack: list[tree_sitter.Node] = [tree.parse(path).root_node]
