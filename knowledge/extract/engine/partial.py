@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 import tree_sitter
@@ -54,15 +54,25 @@ class _Quotes:
 
     def __init__(self, data: bytes) -> None:
         self.at = {q: [m.start() for m in re.finditer(re.escape(q), data)] for q in _TRIPLE_QUOTES}
+        self.any = sorted(self.at[_TRIPLE_QUOTES[0]] + self.at[_TRIPLE_QUOTES[1]])
 
     def count(self, quotes: bytes, begin: int, end: int) -> int:
         """How many stand wholly within [begin, end)."""
         where = self.at[quotes]
-        return bisect.bisect_right(where, end - 3) - bisect.bisect_left(where, begin) if where else 0
+        return bisect.bisect_right(where, end - 3) - bisect.bisect_left(where, begin)
 
     def odd(self, begin: int, end: int) -> bytes | None:
         """The kind of triple quote [begin, end) holds an odd number of, if any."""
+        first = bisect.bisect_left(self.any, begin)
+        if first == len(self.any) or self.any[first] > end - 3:
+            return None  # none at all: the common case, one lookup
         return next((q for q in _TRIPLE_QUOTES if self.count(q, begin, end) % 2), None)
+
+
+@lru_cache(maxsize=4)
+def _quotes(data: bytes) -> _Quotes:
+    """A file's quotes, found once for its module statements and each of its classes' members."""
+    return _Quotes(data)
 
 
 def _starts(data: bytes, quotes: _Quotes, begin: int, end: int, indent: bytes) -> list[int]:
@@ -108,7 +118,7 @@ def _statements(data: bytes, quotes: _Quotes, begin: int, end: int, indent: byte
 def module_statements(data: bytes) -> list[Statement] | None:
     """Every module-level statement in order, a decorated one from its first decorator; None where a triple-quoted
     string spans a line that looks like a statement start (the ranges would cut it)."""
-    return _statements(data, _Quotes(data), 0, len(data), b"")
+    return _statements(data, _quotes(data), 0, len(data), b"")
 
 
 def statements_of(tree: SourceTree, path: str) -> list[Statement] | None:
@@ -126,7 +136,7 @@ def class_members(data: bytes, statement: Statement) -> tuple[tuple[int, int], l
     body = _INDENTED.search(data, eol + 1, statement.end)
     if body is None:
         return None
-    members = _statements(data, _Quotes(data[: statement.end]), eol + 1, statement.end, body[1])
+    members = _statements(data, _quotes(data), eol + 1, statement.end, body[1])
     return ((statement.start, eol + 1), members) if members else None
 
 
