@@ -20,6 +20,9 @@ from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.cuda_archs import ArchBranch, CudaArchs, CudaBound
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
+# a string (escapes kept, to its end if unterminated) or a comment (to the end of its line)
+_STRING_OR_COMMENT = re.compile(r'"(?:\\[\s\S]|[^"\\])*(?:"|\Z)|#[^\n]*')
+
 __all__ = ["CMAKE", "commands", "extract_cuda_archs", "negate"]
 
 CMAKE = "CMakeLists.txt"
@@ -48,6 +51,7 @@ def commands(source: str) -> list[Command]:
     """The file's commands in order, arguments unquoted; a malformed tail (an unclosed call) is dropped."""
     source = _uncommented(source)
     found: list[Command] = []
+    row, counted = 1, 0  # lines counted from where the last command stood, not from the top each time
     for named in re.finditer(r"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(", source):
         if len(found) >= MAX_COMMANDS:
             break
@@ -56,30 +60,15 @@ def commands(source: str) -> list[Command]:
         if close < 0:
             break
         raw = source[start + 1 : close]
-        found.append(Command(named[1].lower(), _arguments(raw), raw, source.count("\n", 0, named.start(1)) + 1))
+        row, counted = row + source.count("\n", counted, named.start(1)), named.start(1)
+        found.append(Command(named[1].lower(), _arguments(raw), raw, row))
     return found
 
 
 def _uncommented(source: str) -> str:
-    """The source with each `#` comment blanked out (newlines kept, so lines still count), strings untouched."""
-    out: list[str] = []
-    quoted = False
-    i, n = 0, len(source)
-    while i < n:
-        ch = source[i]
-        if quoted and ch == "\\" and i + 1 < n:
-            out.append(source[i : i + 2])
-            i += 2
-            continue
-        if ch == '"':
-            quoted = not quoted
-        elif ch == "#" and not quoted:
-            end = source.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    """The source with each `#` comment cut (newlines kept, so lines still count), strings untouched; one regex
+    pass (a loop over the characters of CMakeLists.txt took 8 ms a derive)."""
+    return _STRING_OR_COMMENT.sub(lambda m: m[0] if m[0][0] == '"' else "", source)
 
 
 def _closing(source: str, start: int) -> int:

@@ -95,18 +95,20 @@ def _starts(data: bytes, quotes: _Quotes, begin: int, end: int, indent: bytes) -
 
 
 def _statements(data: bytes, quotes: _Quotes, begin: int, end: int, indent: bytes) -> list[Statement] | None:
-    starts = [*_starts(data, quotes, begin, end, indent), end]
+    starts = _starts(data, quotes, begin, end, indent)
+    starts.append(end)
+    last, skip = len(starts) - 1, len(indent)
     found: list[Statement] = []
     at = 0
-    while at < len(starts) - 1:
+    while at < last:
         first = starts[at]
-        while data.startswith(b"@", starts[at] + len(indent)) and at < len(starts) - 2:  # up to what it decorates
+        while at < last - 1 and data.startswith(b"@", starts[at] + skip):  # up to what it decorates
             at += 1
         head, stop = starts[at], starts[at + 1]
         at += 1
         if quotes.odd(first, stop) is not None:
             return None
-        named = _DEFINITION.match(data, head + len(indent))
+        named = _DEFINITION.match(data, head + skip)
         if named is None:
             found.append(Statement(first, stop, "other"))
         else:
@@ -170,15 +172,18 @@ def roots_around(tree: SourceTree, path: str, offsets: list[int]) -> list[tuple[
         held: dict[int, list[int]] = {}
         for offset in offsets:
             held.setdefault(bisect.bisect_right(starts, offset) - 1, []).append(offset)
-        parts = [(_part(tree, path, statements[i], found), found) for i, found in held.items()]
+        data = tree.read_bytes(path)
+        parts = [(_part(tree, path, data, statements[i], found), found) for i, found in held.items()]
         if all(part is not None for part, _ in parts):
             return [(part.root_node, found) for part, found in parts if part is not None]
     return [((whole or tree.parse(path)).root_node, offsets)]
 
 
-def _part(tree: SourceTree, path: str, statement: Statement, offsets: list[int]) -> tree_sitter.Tree | None:
+def _part(
+    tree: SourceTree, path: str, data: bytes, statement: Statement, offsets: list[int]
+) -> tree_sitter.Tree | None:
     whole = (statement.start, statement.end)
-    split = class_members(tree.read_bytes(path), statement) if statement.kind == "class" else None
+    split = class_members(data, statement) if statement.kind == "class" else None
     if split is None or tree.parsed_part(path, (whole,)) is not None:
         return tree.parse_part(path, (whole,))
     header, members = split
