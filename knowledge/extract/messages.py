@@ -68,7 +68,7 @@ def extract_message_sites(tree: SourceTree) -> Extracted[list[MessageSite]]:
     sites: list[MessageSite] = []
     names: dict[str, int] = {}
     for path in paths:
-        data = tree.read_bytes(path)
+        data = tree.source(path)
         if not any(word in data for word in _PREFILTER):
             continue
         for captures in (

@@ -130,13 +130,13 @@ class SourceTree:
         """The tree-sitter syntax tree of a Python file, parsed once per SourceTree."""
         tree = self._parsed.get(relpath)
         if tree is None:
-            tree = self._parser.parse(self._source(relpath))
+            tree = self._parser.parse(self.source(relpath))
             self._parsed[relpath] = tree
         return tree
 
-    def _source(self, relpath: str) -> bytes:
-        """A parsed file's bytes, read once: a tree holds them anyway, and a file parsed in part is parsed
-        statement by statement."""
+    def source(self, relpath: str) -> bytes:
+        """A file's bytes, read once and kept: for a file that is parsed, in whole or statement by statement (its
+        trees hold the bytes anyway), and scanned before that (engine/partial.py)."""
         data = self._sources.get(relpath)
         if data is None:
             data = self._sources[relpath] = self.read_bytes(relpath)
@@ -158,7 +158,7 @@ class SourceTree:
         if key not in self._parts:
             from vllm_quant_mcp.knowledge.extract.engine.language import parse_ranges
 
-            self._parts[key] = parse_ranges(self._source(relpath), list(ranges))
+            self._parts[key] = parse_ranges(self.source(relpath), list(ranges))
         return self._parts[key]
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:

@@ -125,7 +125,7 @@ def module_statements(data: bytes) -> list[Statement] | None:
 
 def statements_of(tree: SourceTree, path: str) -> list[Statement] | None:
     """`module_statements` of a file of the tree, read once for every reader (the module index, the message sites)."""
-    return tree.memo(f"module statements of {path}", lambda: module_statements(tree.read_bytes(path)))
+    return tree.memo(f"module statements of {path}", lambda: module_statements(tree.source(path)))
 
 
 def class_members(data: bytes, statement: Statement) -> tuple[tuple[int, int], list[Statement]] | None:
@@ -172,7 +172,7 @@ def roots_around(tree: SourceTree, path: str, offsets: list[int]) -> list[tuple[
         held: dict[int, list[int]] = {}
         for offset in offsets:
             held.setdefault(bisect.bisect_right(starts, offset) - 1, []).append(offset)
-        data = tree.read_bytes(path)
+        data = tree.source(path)
         parts = [(_part(tree, path, data, statements[i], found), found) for i, found in held.items()]
         if all(part is not None for part, _ in parts):
             return [(part.root_node, found) for part, found in parts if part is not None]
