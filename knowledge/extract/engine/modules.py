@@ -73,8 +73,8 @@ class _Definitions(Mapping[str, tree_sitter.Node]):
         if found is not None and found.type == self._kind and named is not None and text(named) == name:
             return found
         # its lines do not parse on their own (a string cut open): the definition as the whole file's tree has it
-        whole = self._tree.parse(self._path).root_node
-        return next(definition(c) for c in whole.named_children if c.start_byte == start)
+        classes, functions, _ = _names(self._tree.parse(self._path).root_node)
+        return (classes if self._kind == "class_definition" else functions)[name]
 
     def __contains__(self, name: object) -> bool:  # Mapping's would parse the definition to answer
         return name in self._spans

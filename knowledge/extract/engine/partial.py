@@ -33,7 +33,8 @@ _INDENTED = re.compile(rb"^([ \t]+)[^ \t\r\n#]", re.M)  # a class body's first l
 
 @dataclass(frozen=True)
 class Statement:
-    """One module-level statement: its bytes, and the name it defines if it is a function or a class."""
+    """One statement of a module or of a class body: its bytes, and the name it defines if it is a function or a
+    class."""
 
     start: int
     end: int
