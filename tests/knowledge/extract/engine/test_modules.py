@@ -7,6 +7,7 @@ from pathlib import Path
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.engine.modules import Modules
+from vllm_quant_mcp.knowledge.extract.engine.syntax import module_assignments
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
 MODULE = '''"""Kernels.
@@ -57,17 +58,25 @@ def test_a_module_whose_lines_cannot_be_told_apart_is_parsed_whole(tmp_path: Pat
     assert modules.tree.parsed_tree("vllm/kernels.py") is not None
 
 
-def test_on_a_release_the_partial_index_names_what_a_whole_parse_names() -> None:
-    release = release_tree("0.33.0")
-    path = "vllm/model_executor/layers/fused_moe/oracle/fp8.py"
+def test_on_every_module_of_a_release_the_partial_index_equals_the_whole_parse_index() -> None:
+    release = release_tree("0.9.2")
     partial, whole = Modules(SourceTree(release.root, release.tag)), Modules(SourceTree(release.root, release.tag))
-    whole.tree.parse(path)  # parsed whole already: the index reads that tree
-    a, b = partial.index(path), whole.index(path)
-    assert a is not None and b is not None and partial.tree.parsed_tree(path) is None
-    assert list(a.functions) == list(b.functions) and list(a.classes) == list(b.classes) and a.imports == b.imports
-    for name in a.functions:
-        assert (a.functions[name].start_byte, a.functions[name].end_byte) == (
-            b.functions[name].start_byte,
-            b.functions[name].end_byte,
-        )
-        assert a.functions[name].text == b.functions[name].text
+    paths = whole.tree.glob("vllm/**/*.py")
+    in_part = 0
+    for path in paths:
+        whole.tree.parse(path)  # parsed whole already: this index reads that tree
+        a, b = partial.index(path), whole.index(path)
+        assert a is not None and b is not None
+        in_part += partial.tree.parsed_tree(path) is None
+        assert (list(a.functions), list(a.classes), a.imports) == (list(b.functions), list(b.classes), b.imports), path
+        for mine, theirs in ((a.functions, b.functions), (a.classes, b.classes)):
+            for name, node in theirs.items():
+                assert (mine[name].start_byte, mine[name].end_byte, mine[name].type) == (
+                    node.start_byte,
+                    node.end_byte,
+                    node.type,
+                ), f"{path}: {name}"
+        assert {k: v.start_byte for k, v in module_assignments(a.head).items()} == {
+            k: v.start_byte for k, v in module_assignments(b.head).items()
+        }, path
+    assert len(paths) > 800 and in_part >= len(paths) - 5  # nearly every module is indexed from its parts
