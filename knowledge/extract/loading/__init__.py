@@ -149,8 +149,7 @@ def _overrides(tree: SourceTree) -> tuple[list[str], Provenance | None]:
     for path in _MODEL_CONFIGS:
         if not tree.exists(path):
             continue
-        data = tree.read_bytes(path)
-        offsets = [m.start() for m in re.finditer(rb"\boverrides\b", data)]
+        offsets = [m.start() for m in re.finditer(rb"\boverrides\b", tree.source(path))]
         candidates = [
             node.parent
             for root, held in roots_around(tree, path, offsets)
