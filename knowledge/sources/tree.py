@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Callable
 from functools import cache, cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from vllm_quant_mcp.knowledge.bounded import read_bounded
@@ -62,39 +62,52 @@ class SourceTree:
         self.commit = commit
         self._parsed: dict[str, tree_sitter.Tree] = {}
         self._resolved: dict[str, Path] = {}
-        self._directories: dict[PurePosixPath, Path] = {}
+        self._root = str(self.root)
+        self._inside = os.path.join(self._root, "")  # a resolved file is under the root: its text starts so
+        self._directories: dict[str, str] = {"": self._root}
+        self._exists: dict[str, bool] = {}
         self._memo: dict[str, object] = {}
         self._globbed: dict[str, list[str]] = {}
         self._parts: dict[tuple[str, tuple[tuple[int, int], ...]], tree_sitter.Tree | None] = {}
         self._sources: dict[str, bytes] = {}
 
     def resolve(self, relpath: str) -> Path:
-        """The file for a repository-relative path, refusing anything that escapes the tree."""
+        """The file for a repository-relative path, refusing anything that escapes the tree. Strings and `os.path`,
+        not pathlib: a derive resolves up to 500 paths, and pathlib's parsing cost 1 ms of a 22 ms derive at 0.4.0."""
         known = self._resolved.get(relpath)
         if known is not None:
             return known
-        pure = PurePosixPath(relpath)
-        if pure.is_absolute() or ".." in pure.parts or relpath.startswith("~"):
+        if relpath.startswith(("/", "~")) or ".." in relpath.split("/"):
             raise PathOutsideTreeError(
                 f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
             )
-        candidate = self._directory(pure.parent) / pure.name
-        if candidate.is_symlink():
-            candidate = candidate.resolve()
-        if not candidate.is_relative_to(self.root):
+        folder, _, name = relpath.rpartition("/")
+        candidate = os.path.join(self._directory(folder), name)
+        if os.path.islink(candidate):
+            candidate = os.path.realpath(candidate)
+        if not candidate.startswith(self._inside):
             raise PathOutsideTreeError(f"{clip(relpath)} resolves outside the vLLM tree (a link out); refused.")
-        self._resolved[relpath] = candidate
-        return candidate
+        known = self._resolved[relpath] = Path(candidate)
+        return known
 
-    def _directory(self, pure: PurePosixPath) -> Path:
-        """A directory resolved once: a file in it then costs one link check, not one per part of its path."""
-        known = self._directories.get(pure)
+    def _directory(self, folder: str) -> str:
+        """A directory resolved once, from its parent's resolution: one link check per folder of the tree, where
+        `realpath` walks every folder from / again for each."""
+        known = self._directories.get(folder)
         if known is None:
-            known = self._directories[pure] = (self.root / pure).resolve()
+            parent, _, name = folder.rpartition("/")
+            known = os.path.join(self._directory(parent), name)
+            if os.path.islink(known):
+                known = os.path.realpath(known)
+            self._directories[folder] = known
         return known
 
     def exists(self, relpath: str) -> bool:
-        return self.resolve(relpath).is_file()
+        """Whether the path is a file of the tree, asked of the disk once per path (extractors ask again and again)."""
+        found = self._exists.get(relpath)
+        if found is None:
+            found = self._exists[relpath] = self.resolve(relpath).is_file()
+        return found
 
     def read_bytes(self, relpath: str) -> bytes:
         return read_bounded(self.resolve(relpath), MAX_FILE_BYTES, f"{relpath} is no vLLM source file to read")
