@@ -2,8 +2,9 @@
 
 Literal values are evaluated with `ast.literal_eval` on the node's own text:
 vLLM source is data to us, and literal_eval never executes it. A plain string
-(no escapes, no prefix but r/u) is read straight from its node instead, which gives
-the same value without compiling thousands of one-line snippets per release.
+(no escapes, no prefix but r/u) is read straight from its node instead, and a tuple,
+list or dict from its elements, which gives the same value without compiling
+thousands of one-line snippets per release.
 """
 
 from __future__ import annotations
@@ -71,15 +72,52 @@ def literal(node: tree_sitter.Node) -> object:
         return _CONSTANTS[node.type]
     if node.type == "integer" and _DECIMAL.fullmatch(node.text or b""):  # what literal_eval would compile to say
         return int(node.text or b"")
+    if node.type in _CONTAINERS:
+        return _container(node)
     prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
     if prefix is not None and b"f" in prefix[0].lower():  # literal_eval would compile it only to refuse it
         raise NotLiteral(f"an f-string at line {line(node)}")
+    return _evaluated(node)
+
+
+def _container(node: tree_sitter.Node) -> object:
+    """A tuple, list or dict, or strings written side by side, from its elements' values: what literal_eval gives
+    without compiling the text (vLLM's registries of models are hundreds of such tuples). A part that is no
+    literal refuses the whole, in the words literal_eval's refusal would have."""
+    if node.has_error:  # a broken tree's parts are not the text's: literal_eval reads the text
+        return _evaluated(node)
+    parts = [child for child in node.named_children if child.type != "comment"]
+    try:
+        if node.type == "dictionary":
+            if any(part.type != "pair" for part in parts):  # `**spread`, or a comprehension
+                raise NotLiteral(f"not a plain dict at line {line(node)}")
+            return {literal(required(pair, "key")): literal(required(pair, "value")) for pair in parts}
+        values = [literal(part) for part in parts]
+        if node.type == "concatenated_string":
+            return _joined(values, node)
+    except (NotLiteral, TypeError, RecursionError) as exc:  # TypeError: an unhashable key
+        raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}") from exc
+    return tuple(values) if node.type == "tuple" else values
+
+
+def _joined(values: list[object], node: tree_sitter.Node) -> str | bytes:
+    strings = [value for value in values if isinstance(value, str)]
+    if len(strings) == len(values):
+        return "".join(strings)
+    data = [value for value in values if isinstance(value, bytes)]
+    if len(data) == len(values):
+        return b"".join(data)
+    raise NotLiteral(f"bytes and str side by side at line {line(node)}")
+
+
+def _evaluated(node: tree_sitter.Node) -> object:
     try:
         return ast.literal_eval(text(node))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}") from exc
 
 
+_CONTAINERS = {"tuple", "list", "dictionary", "concatenated_string"}
 _CONSTANTS: dict[str, object] = {"true": True, "false": False, "none": None}
 _DECIMAL = re.compile(rb"0|[1-9][0-9]*")
 _PLAIN_PREFIXES = {b"", b"r", b"R", b"u", b"U"}

@@ -1,11 +1,17 @@
-"""Syntax helpers on small snippets written here: a function's parameters, and a message as a reader sees it."""
+"""Syntax helpers on small snippets written here (a function's parameters, a message as a reader sees it), and
+literal values against `ast.literal_eval` on every tuple, list, dict and joined string of real release files."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
+import pytest
 import tree_sitter
+from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.engine.language import parser
-from vllm_quant_mcp.knowledge.extract.engine.syntax import message, parameters, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, message, parameters, text
 
 
 def _first(source: str) -> tree_sitter.Node:
@@ -28,3 +34,72 @@ def test_a_message_joins_its_pieces_and_keeps_f_string_fields_as_written() -> No
     raised = _first("raise ValueError('plain ' f'{kv!r} is not'\n    ' supported')\n")
     argument = raised.named_children[0].child_by_field_name("arguments").named_children[0]
     assert message(argument) == "plain {kv!r} is not supported"
+
+
+def _nodes(node: tree_sitter.Node, types: set[str]) -> Iterator[tree_sitter.Node]:
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        if node.type in types:
+            yield node
+        pending.extend(node.children)
+
+
+def _evaluated(node: tree_sitter.Node) -> tuple[str, object]:
+    try:
+        return "value", literal(node)
+    except NotLiteral:
+        return "refused", None
+
+
+def _reference(node: tree_sitter.Node) -> tuple[str, object]:
+    """literal_eval of the text as it reads in place: in brackets, where strings side by side span lines."""
+    try:
+        return "value", ast.literal_eval(f"({text(node)})")
+    except (ValueError, SyntaxError, TypeError):
+        return "refused", None
+
+
+def test_containers_and_joined_strings_read_as_literal_eval_reads_their_text() -> None:
+    source = b"""X = (
+    "a" "b",  # a comment in a tuple
+    b"x" b"y",
+    ["c", 1, -2, 3.5, None, True, ...],
+    {"k": (1, 2), "k": [3]},
+    {[1]: 2},
+    ("a" f"{b}"),
+    (*spread, 1),
+    {**other},
+    "s" b"t",
+    r"\\d" "e",
+    (),
+    [(((1))), {"z": {"y": ()}}],
+)
+"""
+    root = parser().parse(source).root_node
+    nodes = list(_nodes(root, {"tuple", "list", "dictionary", "concatenated_string"}))
+    assert len(nodes) >= 15
+    for node in nodes:
+        assert _evaluated(node) == _reference(node), text(node)
+    assert _evaluated(nodes[0])[1] == _reference(nodes[0])[1]  # the outer tuple, every kind inside it
+    assert sum(_evaluated(node)[0] == "refused" for node in nodes) >= 5
+
+
+@pytest.mark.parametrize("version", ["0.4.0", "0.33.0"])
+def test_every_container_of_the_model_registry_and_the_arg_parser_reads_as_literal_eval_reads_it(
+    version: str,
+) -> None:
+    tree = release_tree(version)
+    paths = [
+        "vllm/model_executor/models/__init__.py",
+        "vllm/model_executor/models/registry.py",
+        "vllm/engine/arg_utils.py",
+        "vllm/config.py",
+        "vllm/envs.py",
+    ]
+    checked = 0
+    for path in [p for p in paths if tree.exists(p)]:
+        for node in _nodes(tree.parse(path).root_node, {"tuple", "list", "dictionary", "concatenated_string"}):
+            assert _evaluated(node) == _reference(node), f"{path}:{node.start_point.row + 1}"
+            checked += 1
+    assert checked > 120
