@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, matches, string_items
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, matches, span_of, string_items
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import KvCacheDtype
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
@@ -18,18 +18,20 @@ from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 __all__ = ["CANDIDATE_PATHS", "extract_kv_cache_dtypes"]
 
 CANDIDATE_PATHS = ("vllm/config/cache.py", "vllm/config.py", "vllm/engine/arg_utils.py")
-_MARKERS = (b"CacheDType", b"--kv-cache-dtype")
+# A word of every pattern of kv_cache.scm: a match stands over one of them.
+_MARKERS = (b"CacheDType", b"--kv-cache-dtype", b"register_kv_cache_dtype")
 
 
 @per_tree
 def extract_kv_cache_dtypes(tree: SourceTree) -> Extracted[list[KvCacheDtype]]:
     for path in CANDIDATE_PATHS:
-        # A file naming neither cannot hold the list: it is not parsed (vllm/config.py is large).
-        if not tree.exists(path) or not any(word in tree.read_bytes(path) for word in _MARKERS):
+        # A file naming none cannot hold the list: it is not parsed (vllm/config.py is large).
+        span = span_of(tree.source(path), _MARKERS) if tree.exists(path) else None
+        if span is None:
             continue
         lists: list[tree_sitter.Node] = []
         register_line: int | None = None
-        for captures in matches("kv_cache", tree.parse(path).root_node):
+        for captures in matches("kv_cache", tree.parse(path).root_node, span=span):
             if "register" in captures and register_line is None:
                 register_line = line(captures["register"][0])
             lists.extend(captures.get("dtypes.literal", []) + captures.get("dtypes.choices", []))

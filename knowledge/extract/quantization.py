@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, string_items, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, span_of, string_items, text
 from vllm_quant_mcp.knowledge.extract.quantization_classes import ClassResolver, Config
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod
@@ -129,9 +129,10 @@ def _registry_cli_names(
 
 def _argparse_choices(tree: SourceTree) -> list[str] | None:
     """The names in `choices=[...]` of --quantization (None is "not quantized"); None if computed or absent."""
-    if not tree.exists(_ARG_UTILS):
+    span = span_of(tree.source(_ARG_UTILS), (b"--quantization",)) if tree.exists(_ARG_UTILS) else None
+    if span is None:
         return None
-    for captures in matches("quantization_choices", tree.parse(_ARG_UTILS).root_node):
+    for captures in matches("quantization_choices", tree.parse(_ARG_UTILS).root_node, span=span):
         try:
             values = literal(captures["choices"][0])
         except NotLiteral:

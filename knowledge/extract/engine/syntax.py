@@ -31,6 +31,7 @@ __all__ = [
     "module_assignments",
     "parameters",
     "required",
+    "span_of",
     "string_items",
     "string_key",
     "text",
@@ -187,18 +188,32 @@ def string_items(node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
 
 
 def matches(
-    query_name: str, node: tree_sitter.Node, max_start_depth: int | None = None
+    query_name: str,
+    node: tree_sitter.Node,
+    max_start_depth: int | None = None,
+    span: tuple[int, int] | None = None,
 ) -> Iterator[dict[str, list[tree_sitter.Node]]]:
     """Captures of each match of a packaged query under `node`.
 
     `max_start_depth=0` is for queries whose every pattern is rooted at the node itself (`(module ...)`):
     the cursor then tries patterns at that node only instead of at every node of the file.
+    `span` (from `span_of`) is for queries whose every match holds one of a few words: the cursor then visits
+    only the nodes over those bytes, not the whole file (0.7 ms to 0.03 ms for a flag of arg_utils.py).
     """
     cursor = tree_sitter.QueryCursor(query(query_name))
     if max_start_depth is not None:
         cursor.set_max_start_depth(max_start_depth)
+    if span is not None:
+        cursor.set_byte_range(*span)
     for _, captures in cursor.matches(node):
         yield captures
+
+
+def span_of(data: bytes, words: tuple[bytes, ...]) -> tuple[int, int] | None:
+    """The bytes from the first occurrence of any of `words` to the end of the last; None if none occurs."""
+    starts = [at for word in words if (at := data.find(word)) != -1]
+    ends = [at + len(word) for word in words if (at := data.rfind(word)) != -1]
+    return (min(starts), max(ends)) if starts else None
 
 
 def module_assignments(root: tree_sitter.Node) -> dict[str, tree_sitter.Node]:

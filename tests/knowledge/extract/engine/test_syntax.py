@@ -1,5 +1,6 @@
 """Syntax helpers on small snippets written here (a function's parameters, a message as a reader sees it), and
-literal values against `ast.literal_eval` on every tuple, list, dict and joined string of real release files."""
+literal values against `ast.literal_eval` on every tuple, list, dict and joined string of real release files, and
+queries over the bytes around their words against the same queries over the whole file."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ import tree_sitter
 from support.releases import release_tree
 
 from vllm_quant_mcp.knowledge.extract.engine.language import parser
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, message, parameters, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    literal,
+    matches,
+    message,
+    parameters,
+    span_of,
+    text,
+)
 
 
 def _first(source: str) -> tree_sitter.Node:
@@ -103,3 +112,36 @@ def test_every_container_of_the_model_registry_and_the_arg_parser_reads_as_liter
             assert _evaluated(node) == _reference(node), f"{path}:{node.start_point.row + 1}"
             checked += 1
     assert checked > 120
+
+
+def test_a_span_runs_from_the_first_word_found_to_the_end_of_the_last() -> None:
+    data = b"a --kv x CacheDType y --kv z"
+    assert span_of(data, (b"--kv", b"CacheDType")) == (2, 26)
+    assert span_of(data, (b"absent",)) is None
+
+
+@pytest.mark.parametrize(
+    ("query_name", "words", "paths"),
+    [
+        (
+            "kv_cache",
+            (b"CacheDType", b"--kv-cache-dtype", b"register_kv_cache_dtype"),
+            ("vllm/config/cache.py", "vllm/config.py", "vllm/engine/arg_utils.py"),
+        ),
+        ("quantization_choices", (b"--quantization",), ("vllm/engine/arg_utils.py",)),
+    ],
+)
+def test_a_query_over_the_span_of_its_words_finds_what_it_finds_over_the_whole_file(
+    query_name: str, words: tuple[bytes, ...], paths: tuple[str, ...]
+) -> None:
+    found = 0
+    for version in ["0.4.0", "0.9.2", "0.33.0"]:
+        tree = release_tree(version)
+        for path in [p for p in paths if tree.exists(p)]:
+            root = tree.parse(path).root_node
+            span = span_of(tree.source(path), words)
+            whole = [{k: [n.start_byte for n in v] for k, v in c.items()} for c in matches(query_name, root)]
+            near = [] if span is None else list(matches(query_name, root, span=span))
+            assert [{k: [n.start_byte for n in v] for k, v in c.items()} for c in near] == whole, (version, path)
+            found += len(whole)
+    assert found  # 0.4.0 lists both; kv_cache matches at every version
