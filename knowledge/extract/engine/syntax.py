@@ -75,6 +75,8 @@ def literal(node: tree_sitter.Node) -> object:
         return int(node.text or b"")
     if node.type in _CONTAINERS:
         return _container(node)
+    if node.type in _NEVER_LITERAL or (node.type == "call" and not (node.text or b"").startswith(b"set(")):
+        raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}")  # as literal_eval would say
     prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
     if prefix is not None and b"f" in prefix[0].lower():  # literal_eval would compile it only to refuse it
         raise NotLiteral(f"an f-string at line {line(node)}")
@@ -119,6 +121,12 @@ def _evaluated(node: tree_sitter.Node) -> object:
 
 
 _CONTAINERS = {"tuple", "list", "dictionary", "concatenated_string"}
+# Expressions literal_eval refuses whatever they hold (of calls it takes `set()` only): a name, `EngineArgs.x`.
+_NEVER_LITERAL = {
+    "identifier", "attribute", "subscript", "lambda", "comparison_operator", "boolean_operator", "not_operator",
+    "conditional_expression", "list_comprehension", "dictionary_comprehension", "set_comprehension",
+    "generator_expression", "await", "named_expression",
+}  # fmt: skip
 _CONSTANTS: dict[str, object] = {"true": True, "false": False, "none": None}
 _DECIMAL = re.compile(rb"0|[1-9][0-9]*")
 _PLAIN_PREFIXES = {b"", b"r", b"R", b"u", b"U"}

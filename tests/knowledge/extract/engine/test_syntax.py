@@ -1,5 +1,5 @@
 """Syntax helpers on small snippets written here (a function's parameters, a message as a reader sees it), and
-literal values against `ast.literal_eval` on every tuple, list, dict and joined string of real release files, and
+literal values against `ast.literal_eval` on every literal, name, call and container of real release files, and
 queries over the bytes around their words against the same queries over the whole file."""
 
 from __future__ import annotations
@@ -45,6 +45,13 @@ def test_a_message_joins_its_pieces_and_keeps_f_string_fields_as_written() -> No
     assert message(argument) == "plain {kv!r} is not supported"
 
 
+# What literal() reads from the parts, or refuses from the kind, without asking literal_eval; and some it asks.
+_KINDS = {
+    "tuple", "list", "dictionary", "concatenated_string", "string", "integer", "float", "identifier", "attribute",
+    "call", "subscript", "unary_operator", "binary_operator", "conditional_expression", "true", "none",
+}  # fmt: skip
+
+
 def _nodes(node: tree_sitter.Node, types: set[str]) -> Iterator[tree_sitter.Node]:
     pending = [node]
     while pending:
@@ -82,12 +89,21 @@ def test_containers_and_joined_strings_read_as_literal_eval_reads_their_text() -
     "s" b"t",
     r"\\d" "e",
     (),
+    set(),
+    set([1]),
+    EngineArgs.tokenizer,
+    int(ssl.CERT_NONE),
+    name,
+    x[1],
+    -1,
+    1 + 2j,
+    a if b else c,
     [(((1))), {"z": {"y": ()}}],
 )
 """
     root = parser().parse(source).root_node
-    nodes = list(_nodes(root, {"tuple", "list", "dictionary", "concatenated_string"}))
-    assert len(nodes) >= 15
+    nodes = list(_nodes(root, _KINDS))
+    assert len(nodes) >= 30
     for node in nodes:
         assert _evaluated(node) == _reference(node), text(node)
     assert _evaluated(nodes[0])[1] == _reference(nodes[0])[1]  # the outer tuple, every kind inside it
@@ -108,7 +124,7 @@ def test_every_container_of_the_model_registry_and_the_arg_parser_reads_as_liter
     ]
     checked = 0
     for path in [p for p in paths if tree.exists(p)]:
-        for node in _nodes(tree.parse(path).root_node, {"tuple", "list", "dictionary", "concatenated_string"}):
+        for node in _nodes(tree.parse(path).root_node, _KINDS):
             assert _evaluated(node) == _reference(node), f"{path}:{node.start_point.row + 1}"
             checked += 1
     assert checked > 120
