@@ -34,6 +34,8 @@ from vllm_quant_mcp.knowledge.sources.tree import Provenance, SourceTree
 __all__ = ["extract_load_resolution"]
 
 _MODEL_CONFIGS = ("vllm/config/model.py", "vllm/config.py")
+# The word `overrides`, its start checked after the match: a regex opening with \b scans eight times as slowly.
+_OVERRIDES = re.compile(rb"overrides\b(?<!\woverrides)")
 # A requirement as pip takes it: a name (or a git+https URL) and an optional version bound.
 # _verify_quantization hands the probes the model's config (0.2x on): `getattr(hf_config, "model_type")` reads it.
 _HF_CONFIG_PASSED = re.compile(rb"override_quantization_method\(\s*quant_cfg,\s*self\.quantization,\s*hf_config=")
@@ -149,7 +151,7 @@ def _overrides(tree: SourceTree) -> tuple[list[str], Provenance | None]:
     for path in _MODEL_CONFIGS:
         if not tree.exists(path):
             continue
-        offsets = [m.start() for m in re.finditer(rb"\boverrides\b", tree.source(path))]
+        offsets = [m.start() for m in _OVERRIDES.finditer(tree.source(path))]
         candidates = [
             node.parent
             for root, held in roots_around(tree, path, offsets)

@@ -86,14 +86,19 @@ def find_raise(tree: SourceTree, path: str, words: str) -> Raise | None:
 
 
 def _find_raise(tree: SourceTree, path: str, words: str) -> Raise | None:
-    if words.encode() not in tree.read_bytes(path):
+    """Each `raise` keyword found in the bytes, in order, then its statement: a walk over every node of
+    vllm/config.py cost more than its parse."""
+    data = tree.source(path)
+    if words.encode() not in data:
         return None
-    stack: list[tree_sitter.Node] = [tree.parse(path).root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "raise_statement" and node.named_children and node.named_children[0].type == "call":
+    root = tree.parse(path).root_node
+    at = data.find(b"raise")
+    while at != -1:
+        keyword = root.descendant_for_byte_range(at, at + 5)
+        node = keyword.parent if keyword is not None and keyword.type == "raise" else None
+        if node is not None and node.type == "raise_statement" and node.named_children:
             call = node.named_children[0]
-            arguments = call.child_by_field_name("arguments")
+            arguments = call.child_by_field_name("arguments") if call.type == "call" else None
             first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
             if first is not None and first.type in ("string", "concatenated_string") and words in message(first):
                 return Raise(
@@ -101,7 +106,7 @@ def _find_raise(tree: SourceTree, path: str, words: str) -> Raise | None:
                     message=message(first),
                     provenance=tree.provenance(path, line(node)),
                 )
-        stack.extend(reversed(node.named_children))
+        at = data.find(b"raise", at + 5)
     return None
 
 
