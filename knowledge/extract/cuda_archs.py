@@ -72,21 +72,26 @@ def _uncommented(source: str) -> str:
 
 
 def _closing(source: str, start: int) -> int:
-    """The index of the `)` matching the `(` at `start`, past strings; -1 if none."""
+    """The index of the `)` matching the `(` at `start`, past strings; -1 if none. Only quotes and brackets are
+    looked at (a loop over every character cost 0.5 ms of a small release's derive)."""
     depth, quoted = 0, False
-    for i in range(start, len(source)):
+    for found in _QUOTE_OR_BRACKET.finditer(source, start):
+        i = found.start()
         ch = source[i]
-        if ch == '"' and source[i - 1] != "\\":
-            quoted = not quoted
+        if ch == '"':
+            quoted = quoted if source[i - 1] == "\\" else not quoted
         elif quoted:
             continue
         elif ch == "(":
             depth += 1
-        elif ch == ")":
+        else:
             depth -= 1
             if depth == 0:
                 return i
     return -1
+
+
+_QUOTE_OR_BRACKET = re.compile(r'["()]')
 
 
 def _arguments(raw: str) -> list[str]:

@@ -19,7 +19,15 @@ from __future__ import annotations
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, line, literal, matches, span_of, string_items, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import (
+    NotLiteral,
+    line,
+    literal,
+    matches,
+    span_of,
+    string_items,
+    text,
+)
 from vllm_quant_mcp.knowledge.extract.quantization_classes import ClassResolver, Config
 from vllm_quant_mcp.knowledge.extract.result import Extracted, per_tree
 from vllm_quant_mcp.knowledge.registry.model import QuantizationMethod
