@@ -287,20 +287,20 @@ class _GpuGuards:
         asking = [(c, n) for c, n in asking if _GPU_WORDS.search(text(c))]
         if not asking:
             return None, []
-        raised_on: list[str] = []
-        spared_on: list[str] = []
-        for cap, interpreter in self.interpreters().items():
-            verdicts = []
-            for condition, negated in asking:
+        interpreters = self.interpreters()
+        verdicts: dict[Cap, list[bool]] = {cap: [] for cap in interpreters}
+        for condition, negated in asking:
+            for i, (cap, interpreter) in enumerate(interpreters.items()):
                 value, marks = interpreter.evaluate(condition, Scope(path=path))
-                truth = interpreter.truth(value)
-                if CAPABILITY not in marks or not isinstance(truth, bool):
+                if CAPABILITY not in marks:
+                    if i == 0:  # it never read the GPU, so it reads none: the other GPUs would answer alike
+                        break
                     continue
-                verdicts.append(truth != negated)
-            if False in verdicts:
-                spared_on.append(str(cap))
-            elif len(verdicts) == len(asking):
-                raised_on.append(str(cap))
+                truth = interpreter.truth(value)
+                if isinstance(truth, bool):
+                    verdicts[cap].append(truth != negated)
+        raised_on = [str(cap) for cap, held in verdicts.items() if False not in held and len(held) == len(asking)]
+        spared_on = [str(cap) for cap, held in verdicts.items() if False in held]
         if not raised_on and not spared_on:
             return None, []
         return raised_on, spared_on
