@@ -11,6 +11,7 @@ from vllm_quant_mcp.knowledge.progress import report
 from vllm_quant_mcp.knowledge.sources.base import SourceInfo
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
+from .collector import collecting_less
 from .kinds import EXTRACTED_FIELDS
 from .model import Registry
 
@@ -19,6 +20,11 @@ __all__ = ["derive_registry"]
 
 def derive_registry(tree: SourceTree, source: SourceInfo) -> Registry:
     """Run every extractor over `tree`; a kind that finds nothing (or finds something odd) says so in `notes`."""
+    with collecting_less():
+        return _derived(tree, source)
+
+
+def _derived(tree: SourceTree, source: SourceInfo) -> Registry:
     results: dict[str, Extracted[Any]] = {}
     # The message sites parse a file whole only where another kind has (a partial parse otherwise): they go last.
     order = sorted(EXTRACTED_FIELDS.items(), key=lambda item: item[0] == "message_sites")
