@@ -77,8 +77,7 @@ def literal(node: tree_sitter.Node) -> object:
         return _container(node)
     if node.type in _NEVER_LITERAL or (node.type == "call" and not (node.text or b"").startswith(b"set(")):
         raise NotLiteral(f"not a literal at line {line(node)}: {text(node)[:80]!r}")  # as literal_eval would say
-    prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
-    if prefix is not None and b"f" in prefix[0].lower():  # literal_eval would compile it only to refuse it
+    if _is_f_string(node):  # literal_eval would compile it only to refuse it
         raise NotLiteral(f"an f-string at line {line(node)}")
     return _evaluated(node)
 
@@ -163,13 +162,23 @@ def message(node: tree_sitter.Node) -> str:
     pieces = node.named_children if node.type == "concatenated_string" else [node]
     out = []
     for piece in pieces:
-        try:
-            value = literal(piece)
+        try:  # an f-string is read as written without asking literal() first: refusing it costs an exception
+            value = _written(piece) if _is_f_string(piece) else literal(piece)
         except NotLiteral:
-            quoted = _QUOTED.match(text(piece))
-            value = quoted.group("body") if quoted else text(piece)
+            value = _written(piece)
         out.append(str(value))
     return " ".join("".join(out).split())
+
+
+def _is_f_string(node: tree_sitter.Node) -> bool:
+    prefix = _PREFIX.match(node.text or b"") if node.type == "string" else None
+    return prefix is not None and b"f" in prefix[0].lower()
+
+
+def _written(piece: tree_sitter.Node) -> str:
+    """A string's text between its quotes, as written."""
+    quoted = _QUOTED.match(text(piece))
+    return quoted.group("body") if quoted else text(piece)
 
 
 def string_items(node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
