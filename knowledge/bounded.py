@@ -30,23 +30,37 @@ class FileTooLargeError(InvalidInputError):
 
 
 def read_bounded(path: Path, limit: int, fix: str) -> bytes:
-    """At most `limit` bytes of a regular file; `fix` says what to pass instead (ends each refusal)."""
+    """At most `limit` bytes of a regular file; `fix` says what to pass instead (ends each refusal).
+
+    Read with os.read, asking for the size stat gives plus one byte (a file that grew since is read on in
+    chunks): a buffered `read(limit + 1)` allocates the whole 16 MB cap first, six times the cost of reading a
+    50 kB source file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise UnreadableFileError(f"cannot read {path}: {exc.strerror or exc}; {fix}.") from exc
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotARegularFileError(f"{path} is not a regular file (a {_kind(status.st_mode)}); {fix}.")
+        chunks: list[bytes] = []
+        read, expected = 0, min(status.st_size, limit) + 1
+        while read <= limit:
+            chunk = os.read(fd, min(max(expected - read, _CHUNK), limit + 1 - read))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            read += len(chunk)
+    except OSError as exc:
+        raise UnreadableFileError(f"cannot read {path}: {exc.strerror or exc}; {fix}.") from exc
+    finally:
         os.close(fd)
-        raise NotARegularFileError(f"{path} is not a regular file (a {_kind(mode)}); {fix}.")
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise UnreadableFileError(f"cannot read {path}: {exc.strerror or exc}; {fix}.") from exc
-    if len(data) > limit:
+    if read > limit:
         raise FileTooLargeError(f"{path} is larger than {_size(limit)}; {fix}.")
-    return data
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_CHUNK = 1 << 16  # what is read at a time past the size stat gave
 
 
 def _kind(mode: int) -> str:

@@ -58,3 +58,19 @@ def test_a_sparse_file_claiming_terabytes_is_refused_after_reading_one_byte_past
         out.truncate(2**40)  # a terabyte that takes no disk: reading it whole would never finish
     with pytest.raises(FileTooLargeError, match="larger than 4,096 bytes"):
         read_bounded(path, 4096, FIX)
+
+
+def test_a_proc_file_that_reports_no_size_is_read_whole_up_to_the_cap() -> None:
+    status = read_bounded(Path("/proc/self/status"), 1_000_000, FIX)  # stat says 0 bytes; it holds a page or so
+    assert status.startswith(b"Name:") and b"\nPid:" in status
+    with pytest.raises(FileTooLargeError):
+        read_bounded(Path("/proc/self/status"), 10, FIX)
+
+
+def test_a_file_of_many_chunks_is_read_whole_and_the_same_file_over_the_cap_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.py"
+    data = os.urandom(3 * 65536 + 17)
+    path.write_bytes(data)
+    assert read_bounded(path, 16_000_000, FIX) == data
+    with pytest.raises(FileTooLargeError):
+        read_bounded(path, 65536, FIX)
