@@ -50,6 +50,31 @@ def test_links_that_stay_inside_the_tree_resolve_to_their_target(tmp_path: Path)
     assert not tree.exists("vllm/config/absent.py")
 
 
+def test_a_tree_listed_first_resolves_and_refuses_every_path_as_one_that_was_not(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    os.symlink(tmp_path / "outside", root / "vllm" / "elsewhere")
+    os.symlink(tmp_path / "outside" / "secret.py", root / "vllm" / "config" / "link.py")
+    os.symlink(root / "vllm" / "config" / "cache.py", root / "vllm" / "cache_link.py")
+    paths = [
+        "vllm/config/cache.py", "vllm/config/link.py", "vllm/elsewhere/secret.py", "vllm/cache_link.py",
+        "vllm/config/absent.py", "../outside/secret.py",
+    ]  # fmt: skip
+
+    def answers(tree: SourceTree) -> list[object]:
+        found: list[object] = []
+        for path in paths:
+            try:
+                found.append((tree.resolve(path), tree.exists(path)))
+            except PathOutsideTreeError:
+                found.append("refused")
+        return found
+
+    listed = SourceTree(root, "v0.32.0")
+    assert "vllm/cache_link.py" in listed.glob("vllm/**/*.py")  # listed before any path is resolved
+    assert answers(listed) == answers(SourceTree(root, "v0.32.0"))
+    assert answers(listed).count("refused") == 3
+
+
 def test_a_glob_reads_as_pathlib_does_star_within_a_folder_and_double_star_over_any_run_of_them(
     tmp_path: Path,
 ) -> None:
