@@ -20,7 +20,7 @@ import re
 
 import tree_sitter
 
-from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, maybe_literal_str, message, text
+from vllm_quant_mcp.knowledge.extract.engine.syntax import line, matches, maybe_literal_str, message, span_of, text
 from vllm_quant_mcp.knowledge.extract.quantization import extract_quantization_methods
 from vllm_quant_mcp.knowledge.extract.result import Extracted
 from vllm_quant_mcp.knowledge.registry.matrix import Check, LoadRefusal
@@ -160,10 +160,13 @@ def _callers(
 
 def _redirects(tree: SourceTree) -> dict[str, LoadRefusal]:
     """`--quantization M` sent to an online shorthand by get_quant_config when the checkpoint has no config."""
-    if not tree.exists(LOADER):
+    # Each redirect calls resolve_quantization_config: the query visits only the bytes between its first and last
+    # call, and a loader that never calls it is not parsed for this.
+    span = span_of(tree.source(LOADER), (b"resolve_quantization_config",)) if tree.exists(LOADER) else None
+    if span is None:
         return {}
     found: dict[str, LoadRefusal] = {}
-    for captures in matches("refusals", tree.parse(LOADER).root_node):
+    for captures in matches("refusals", tree.parse(LOADER).root_node, span=span):
         if "redirect.method" not in captures:
             continue
         method = maybe_literal_str(captures["redirect.method"][0])
