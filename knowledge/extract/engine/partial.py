@@ -44,9 +44,10 @@ class Statement:
 
 @cache
 def _line_start(indent: bytes) -> re.Pattern[bytes]:
-    """A line opening, at exactly `indent`, with anything but a blank, a comment or a closing bracket (a literal
-    newline first: a pattern anchored with ^ under re.M took four times as long over 7 MB)."""
-    return re.compile(rb"\n" + re.escape(indent) + rb"(?=[^ \t\r\n#)\]}])")
+    """A line opening, at exactly `indent`, with anything but a blank, a comment, a closing bracket or a clause
+    continuing the statement before (a literal newline first: a pattern anchored with ^ under re.M took four
+    times as long over 7 MB)."""
+    return re.compile(rb"\n" + re.escape(indent) + rb"(?=[^ \t\r\n#)\]}])(?!" + _CONTINUED.pattern + rb")")
 
 
 class _Quotes:
@@ -79,19 +80,26 @@ def _quotes(data: bytes) -> _Quotes:
 def _starts(data: bytes, quotes: _Quotes, begin: int, end: int, indent: bytes) -> list[int]:
     """Where the statements at `indent` between begin and end start (each at its line's start). A triple-quoted
     string opened on such a line and left open there (a docstring, `TEMPLATE = (three quotes)`) runs to its
-    closing quotes: the lines it holds start nothing."""
+    closing quotes: the lines it holds start nothing. Only the lines holding a triple quote are looked at one
+    by one; the starts between them are taken as the regex found them."""
+    found = [m.start() + 1 for m in _line_start(indent).finditer(data, max(begin - 1, 0), end)]
+    if not indent and begin == 0 and not _CONTINUED.match(data, 0):
+        found.insert(0, 0)
     starts: list[int] = []
-    open_until = 0
-    lines = (m.start() + 1 for m in _line_start(indent).finditer(data, max(begin - 1, 0), end))
-    for at in (begin, *lines) if not indent and begin == 0 else lines:
-        if at < open_until or _CONTINUED.match(data, at + len(indent)):
-            continue
-        starts.append(at)
-        eol = data.find(b"\n", at, end)
-        opened = quotes.odd(at, end if eol == -1 else eol)
+    i = 0
+    while i < len(found):
+        quote = bisect.bisect_left(quotes.any, found[i])
+        if quote == len(quotes.any) or quotes.any[quote] >= end:
+            starts += found[i:]
+            break
+        j = bisect.bisect_right(found, quotes.any[quote], i)  # found[j - 1]'s statement holds that quote
+        starts += found[i:j]
+        eol = data.find(b"\n", found[j - 1], end)
+        opened = quotes.odd(found[j - 1], end if eol == -1 else eol)
+        i = j
         if opened is not None:
             closing = data.find(opened, end if eol == -1 else eol)
-            open_until = len(data) if closing == -1 else closing + 3
+            i = bisect.bisect_left(found, len(data) if closing == -1 else closing + 3, j)
     return starts
 
 
