@@ -37,7 +37,7 @@ from vllm_quant_mcp.knowledge.extract.loading.config_args import find_raise
 from vllm_quant_mcp.knowledge.registry.loading import ConfigGuard, ConfigReplay, Raise, Term
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
-__all__ = ["replay_from_config"]
+__all__ = ["JsonSizes", "replay_from_config"]
 
 BASE_CONFIG = "vllm/model_executor/layers/quantization/base_config.py"
 _MAX_DEPTH = 5
@@ -121,6 +121,7 @@ class _Walker:
         self.scheme: dict[str, Term] | None = None
         self.depth = 0
         self._missing = _base_raise(tree, "Cannot find any of")
+        self._sizes = JsonSizes()
 
     # Calls -------------------------------------------------------------------------------------------
     def call(self, path: str, node: tree_sitter.Node, bound: _Value | None, given: dict[str, _Value], pc: Term) -> Term:
@@ -148,7 +149,7 @@ class _Walker:
             _, result = self.block(body, frame, pc)
         finally:
             self.depth -= 1
-        return _then(result, _NONE)
+        return _then(result, _NONE, self._sizes)
 
     def _bind(
         self, function: tree_sitter.Node, arguments: tree_sitter.Node | None, frame: _Frame, pc: Term, skip_first: bool
@@ -183,7 +184,7 @@ class _Walker:
             outcomes.append(outcome)
         result = _NEXT
         for outcome in reversed(outcomes):
-            result = _then(outcome, result)
+            result = _then(outcome, result, self._sizes)
         return pc, result
 
     def statement(self, stmt: tree_sitter.Node, frame: _Frame, pc: Term) -> tuple[Term, Term]:
@@ -724,17 +725,37 @@ def _not(a: Term) -> Term:
     return Term(op="not", args=[a])
 
 
-def _then(outcome: Term, after: Term) -> Term:
+def _then(outcome: Term, after: Term, sizes: JsonSizes) -> Term:
     """`outcome` with its fall-through leaves (`next`) continued by `after`; too large a tree is unknown."""
     if outcome == _NEXT:
         return after
     if outcome.op != "if":
         return outcome
     condition, then, other = outcome.args
-    joined = _if(condition, _then(then, after), _then(other, after))
-    if len(joined.model_dump_json()) > _MAX_TERM * 8:
+    joined = _if(condition, _then(then, after, sizes), _then(other, after, sizes))
+    if sizes.of(joined) > _MAX_TERM * 8:
         return Term(op="unknown", value="a function with more exits than this replay follows")
     return joined
+
+
+class JsonSizes:
+    """The length of each term's JSON, from its parts': the joined trees share their subtrees, and serializing
+    each one whole again at every `_then` was 300 dumps a derive."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Term, int]] = {}  # by id, the term kept alive with its size
+
+    def of(self, term: Term) -> int:
+        known = self._known.get(id(term))
+        if known is not None and known[0] is term:
+            return known[1]
+        if term.args:  # `"args":[a,b,c]`: the parts, their commas, and the rest of the term with no args
+            bare = len(Term(op=term.op, value=term.value).model_dump_json())
+            size = bare + sum(self.of(arg) for arg in term.args) + len(term.args) - 1
+        else:
+            size = len(term.model_dump_json())
+        self._known[id(term)] = (term, size)
+        return size
 
 
 def _if(condition: Term, then: Term, other: Term) -> Term:
