@@ -9,12 +9,13 @@ defines one. Only files on that path are read.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
 import tree_sitter
 
+from vllm_quant_mcp.knowledge.extract.engine.partial import statements_of
 from vllm_quant_mcp.knowledge.extract.engine.syntax import NotLiteral, literal, matches, text
 from vllm_quant_mcp.knowledge.sources.tree import SourceTree
 
@@ -42,12 +43,61 @@ class Config:
     min_capability_at: tuple[str, int] | None = None  # the `return N` line (file, line), maybe in a base class
 
 
-@dataclass
 class _Classes:
-    """The module-level classes of one file, and which of them state get_min_capability."""
+    """The module-level classes of one file (undecorated, as the table's config classes are), each parsed when
+    first asked for: a config file also holds its linear and MoE methods, which only the message sites read,
+    and those parse the statements holding a raise, sharing the class a resolver parsed
+    (engine/partial.py). Where the file's statements cannot be told apart from its bytes, or another kind
+    parsed it whole already, its tree is read."""
 
-    classes: dict[str, tree_sitter.Node] = field(default_factory=dict)
-    min_capability_bodies: dict[int, tree_sitter.Node] = field(default_factory=dict)  # class start byte -> body
+    def __init__(self, tree: SourceTree, path: str) -> None:
+        self._tree, self._path = tree, path
+        self._nodes: dict[str, tree_sitter.Node] = {}
+        statements = statements_of(tree, path) if tree.parsed_tree(path) is None else None
+        self._spans: dict[str, tuple[int, int]] | None = None
+        if statements is not None:
+            data = tree.source(path)
+            self._spans = {}
+            for s in statements:
+                if s.kind == "class" and s.name is not None and not data.startswith(b"@", s.start):
+                    self._spans.setdefault(s.name, (s.start, s.end))
+        else:
+            self._whole()
+
+    def _whole(self) -> None:
+        for child in self._tree.parse(self._path).root_node.named_children:
+            named = child.child_by_field_name("name") if child.type == "class_definition" else None
+            if named is not None:
+                self._nodes.setdefault(text(named), child)
+
+    def get(self, name: str) -> tree_sitter.Node | None:
+        if self._spans is None or name in self._nodes or name not in self._spans:
+            return self._nodes.get(name)
+        part = self._tree.parse_part(self._path, (self._spans[name],))
+        found = part.root_node.named_children[0] if part is not None and part.root_node.named_children else None
+        named = found.child_by_field_name("name") if found is not None else None
+        if found is None or found.type != "class_definition" or named is None or text(named) != name:
+            self._spans = None  # its lines do not parse on their own: the whole file's classes, as they stand
+            self._whole()
+            return self._nodes.get(name)
+        self._nodes[name] = found
+        return found
+
+
+def _min_capability_body(cls: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The body of the class's own get_min_capability (a plain method or under a decorator)."""
+    body = cls.child_by_field_name("body")
+    for member in body.named_children if body is not None else []:
+        function = member.child_by_field_name("definition") if member.type == "decorated_definition" else member
+        named = function.child_by_field_name("name") if function is not None else None
+        if (
+            function is not None
+            and function.type == "function_definition"
+            and named is not None
+            and (text(named) == "get_min_capability")
+        ):
+            return function.child_by_field_name("body")
+    return None
 
 
 class ClassResolver:
@@ -56,8 +106,8 @@ class ClassResolver:
     def __init__(self, tree: SourceTree, init: str) -> None:
         self._tree = tree
         self._init = init  # the file whose table names the classes
-        # Classes come from a query anchored at the module; imports need a walk of the whole file
-        # (they may sit inside functions), so they are read only for files a name is imported through.
+        # Classes are read from the module's statements, each parsed when asked for; imports need a walk of the
+        # whole file (they may sit inside functions), so they are read only for files a name is imported through.
         self._classes = cache(self._read_classes)
         self._imports = cache(self._read_imports)
 
@@ -91,9 +141,9 @@ class ClassResolver:
         """The class `name` as seen from `path`: defined there, or imported (possibly renamed) from elsewhere."""
         if hops > _MAX_HOPS:
             return None
-        classes = self._classes(path).classes
-        if name in classes:
-            return _ClassRef(name, path, classes[name])
+        found = self._classes(path).get(name)
+        if found is not None:
+            return _ClassRef(name, path, found)
         imports = self._imports(path)
         if name in imports:
             module, original = imports[name]
@@ -113,7 +163,7 @@ class ClassResolver:
         return value, (path, at) if at is not None else None
 
     def _min_capability_body(self, ref: _ClassRef, hops: int) -> tuple[str, tree_sitter.Node] | None:
-        body = self._classes(ref.path).min_capability_bodies.get(ref.node.start_byte)
+        body = _min_capability_body(ref.node)
         bases = ref.node.child_by_field_name("superclasses")
         if body is not None:
             return ref.path, body
@@ -127,14 +177,7 @@ class ClassResolver:
         return None
 
     def _read_classes(self, path: str) -> _Classes:
-        found = _Classes()
-        for captures in matches("quantization_symbols", self._tree.parse(path).root_node, max_start_depth=0):
-            if "class.name" in captures:
-                found.classes.setdefault(text(captures["class.name"][0]), captures["class"][0])
-            elif "min_capability.body" in captures:
-                start = captures["min_capability.class"][0].start_byte
-                found.min_capability_bodies.setdefault(start, captures["min_capability.body"][0])
-        return found
+        return _Classes(self._tree, path)
 
     def _read_imports(self, path: str) -> dict[str, tuple[str, str]]:
         """Local name -> (module, original name) of every `from module import name [as local]` in the file."""

@@ -311,7 +311,7 @@ def test_an_unknown_layout_yields_nothing_and_says_why(tmp_path: Path) -> None:
     assert result.note is not None and "does not know this layout" in result.note
 
 
-@pytest.mark.parametrize("name", ["quantization", "quantization_resolver", "quantization_symbols"])
+@pytest.mark.parametrize("name", ["quantization", "quantization_resolver"])
 def test_a_malformed_query_fails_loudly_instead_of_finding_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Stand-in for a corrupted .scm shipped in the package: the real text with its last ")" cut.
     original = language.query_source
@@ -337,3 +337,29 @@ def test_min_capability_points_at_the_return_that_states_it_even_in_a_base_class
         assert where is not None
         line = (tree.root / where.path).read_text(encoding="utf-8").splitlines()[where.line - 1]
         assert line.strip() == f"return {methods[name].min_capability}", (name, line)
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_config_class_whose_lines_do_not_parse_on_their_own_is_read_from_the_whole_file(
+    tmp_path: Path, cut: bool
+) -> None:
+    """A string continued at column 0 looks like a new statement: the class cut there does not parse alone."""
+    quant = tmp_path / QUANT
+    quant.mkdir(parents=True)
+    (quant / "__init__.py").write_text(
+        "from vllm.model_executor.layers.quantization.foo import FooConfig\n"
+        '_QUANTIZATION_CONFIG_REGISTRY = {"foo": FooConfig}\n',
+        encoding="utf-8",
+    )
+    note = '    NOTE = ("a"\n"b")\n' if cut else '    NOTE = ("a"\n            "b")\n'
+    (quant / "foo.py").write_text(
+        "import torch\n\n\nclass FooConfig(QuantizationConfig):\n" + note + "\n    @classmethod\n"
+        "    def get_min_capability(cls) -> int:\n        return 80\n\n\nclass FooLinearMethod:\n    pass\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "vllm/engine").mkdir(parents=True)
+    (tmp_path / "vllm/engine/arg_utils.py").write_text("parser.add_argument('--quantization')\n", encoding="utf-8")
+    [method] = extract_quantization_methods(SourceTree(tmp_path, "v0.4.1")).entries
+    assert (method.name, method.config_class, method.min_capability) == ("foo", "FooConfig", 80)
+    at = method.min_capability_provenance
+    assert at is not None and at.line == 10  # the `return 80`
