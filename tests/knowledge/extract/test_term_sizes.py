@@ -13,7 +13,7 @@ def test_each_term_measures_as_its_json_does_and_a_subtree_shared_twice_is_measu
     terms = [
         config,
         Term(op="const", value=None),
-        Term(op="const", value="é \" \\ \n"),  # escaped and beyond ASCII
+        Term(op="const", value='é " \\ \n'),  # escaped and beyond ASCII
         Term(op="const", value={"group_size": 128, "desc_act": [True, False]}),
         Term(op="unknown", value="a function with more exits than this replay follows"),
         bits,
