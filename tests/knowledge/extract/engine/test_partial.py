@@ -104,3 +104,27 @@ def test_a_string_cut_open_by_a_column_zero_line_gives_no_statements_or_no_tree(
     inside_a_function = b'def f():\n    text = """\nraise ValueError("in a string")\n"""\n    raise RuntimeError\n'
     assert module_statements(inside_a_function) is None  # a range would hold an odd number of triple quotes
     assert parse_ranges(inside_a_function, [(0, inside_a_function.index(b"raise ValueError"))]) is None
+
+
+def _spans(node: tree_sitter.Node) -> list[tuple[str, int, tuple[int, int], tuple[int, int]]]:
+    found, pending = [], [node]
+    while pending:
+        node = pending.pop()
+        found.append((node.type, node.start_byte, tuple(node.start_point), tuple(node.end_point)))
+        pending.extend(node.children)
+    return found
+
+
+def test_parts_far_into_a_long_file_stand_at_the_rows_and_columns_a_whole_parse_gives() -> None:
+    source = b"".join(
+        b"def f%d(x):\n    # a comment\n    if x > %d:\n        raise ValueError('too big: %%s' %% x)\n\n\n" % (i, i)
+        for i in range(600)
+    )  # 50 kB: rows are counted across many blocks
+    statements = module_statements(source)
+    assert statements is not None and len(statements) == 600
+    whole = _spans(parser().parse(source).root_node)
+    for picked in ([statements[1], statements[299], statements[599]], [statements[450]]):
+        tree = parse_ranges(source, [(s.start, s.end) for s in picked])
+        assert tree is not None
+        parts = [span for span in _spans(tree.root_node) if span[0] != "module"]
+        assert parts and all(span in whole for span in parts)
