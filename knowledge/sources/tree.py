@@ -74,7 +74,8 @@ class SourceTree:
 
     def resolve(self, relpath: str) -> Path:
         """The file for a repository-relative path, refusing anything that escapes the tree. Strings and `os.path`,
-        not pathlib: a derive resolves up to 500 paths, and pathlib's parsing cost 1 ms of a 22 ms derive at 0.4.0."""
+        not pathlib: a derive resolves up to 500 paths, and resolving them with pathlib took 1 ms of a 22 ms derive
+        at 0.4.0."""
         known = self._resolved.get(relpath)
         if known is not None:
             return known
