@@ -89,13 +89,10 @@ def _min_capability_body(cls: tree_sitter.Node) -> tree_sitter.Node | None:
     body = cls.child_by_field_name("body")
     for member in body.named_children if body is not None else []:
         function = member.child_by_field_name("definition") if member.type == "decorated_definition" else member
-        named = function.child_by_field_name("name") if function is not None else None
-        if (
-            function is not None
-            and function.type == "function_definition"
-            and named is not None
-            and (text(named) == "get_min_capability")
-        ):
+        if function is None or function.type != "function_definition":
+            continue
+        named = function.child_by_field_name("name")
+        if named is not None and text(named) == "get_min_capability":
             return function.child_by_field_name("body")
     return None
 

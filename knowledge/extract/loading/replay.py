@@ -740,7 +740,7 @@ def _then(outcome: Term, after: Term, sizes: JsonSizes) -> Term:
 
 class JsonSizes:
     """The length of each term's JSON, from its parts': the joined trees share their subtrees, and serializing
-    each one whole again at every `_then` was 300 dumps a derive."""
+    each one whole again at every `_then` was 300 dumps a derive of v0.22.0."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Term, int]] = {}  # by id, the term kept alive with its size
