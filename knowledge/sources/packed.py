@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .pack import Pack, open_pack
-from .tree import SourceTree
+from .tree import SourceTree, refuse_escape
 
 __all__ = ["PackedTree"]
 
@@ -19,7 +19,8 @@ class PackedTree(SourceTree):
         self.pack = pack if pack is not None else open_pack(self.root)
 
     def _relpath(self, relpath: str) -> str:
-        self.resolve(relpath)  # refuses `..`, absolute paths and `~`
+        """The pack's key for a path: its text checked, never the disk (the pack's files are not loose there)."""
+        refuse_escape(relpath)
         return PurePosixPath(relpath).as_posix()
 
     def exists(self, relpath: str) -> bool:

@@ -32,6 +32,7 @@ __all__ = [
     "SourceTree",
     "clip_line",
     "glob_regex",
+    "refuse_escape",
 ]
 
 T = TypeVar("T")
@@ -53,6 +54,14 @@ class Provenance(BaseModel):
 
 class PathOutsideTreeError(InvalidInputError):
     """A relative path tried to leave the tree (.., absolute, or a link out)."""
+
+
+def refuse_escape(relpath: str) -> None:
+    """Refuse a path that leaves the tree by its text alone (absolute, `..`, `~`); links are the disk's to tell."""
+    if relpath.startswith(("/", "~")) or ".." in relpath.split("/"):
+        raise PathOutsideTreeError(
+            f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
+        )
 
 
 class SourceTree:
@@ -82,10 +91,7 @@ class SourceTree:
         if relpath in self._plain:  # listed: a file, not a link, in folders that are not links
             known = self._resolved[relpath] = Path(self._inside + relpath)
             return known
-        if relpath.startswith(("/", "~")) or ".." in relpath.split("/"):
-            raise PathOutsideTreeError(
-                f"{clip(relpath)} is not a path inside the vLLM tree; give a relative path such as vllm/envs.py."
-            )
+        refuse_escape(relpath)
         folder, _, name = relpath.rpartition("/")
         candidate = os.path.join(self._directory(folder), name)
         if os.path.islink(candidate):
