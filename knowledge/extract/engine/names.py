@@ -33,7 +33,7 @@ from vllm_quant_mcp.knowledge.extract.engine.values import (
     Shared,
     Super,
     Unknown,
-    answers_alike,
+    answer,
     as_int,
     question,
     unknown,
@@ -319,9 +319,9 @@ class Names(ABC):
 
     def _asked(self, kind: str, value: int, cap: Cap) -> bool:
         """A yes/no question about the GPU, answered and recorded with its answer (values.question)."""
-        answer = answers_alike(((kind, value, True),), cap)
-        self._assumed.add(question(kind, value, answer))
-        return answer
+        answered = answer(kind, value, cap)
+        self._assumed.add(question(kind, value, answered))
+        return answered
 
     def _platform_method(self, platform: Platform, attr: str) -> Function | None:
         """A classmethod of the platform's own module (vllm/platforms/cuda.py), run with `cls` as the platform; one

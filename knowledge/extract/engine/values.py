@@ -40,6 +40,7 @@ __all__ = [
     "Shared",
     "Super",
     "Unknown",
+    "answer",
     "answers_alike",
     "arithmetic",
     "as_int",
@@ -98,10 +99,14 @@ def questions_of(marks: frozenset[str]) -> tuple[tuple[str, int, bool], ...] | N
     return asked or None
 
 
+def answer(kind: str, value: int, cap: Cap) -> bool:
+    """`cap`'s answer to one capability question: `has_device_capability(90)` on SM100 is True."""
+    return _ASKS[kind](cap.to_int(), value)
+
+
 def answers_alike(asked: tuple[tuple[str, int, bool], ...], cap: Cap) -> bool:
     """Whether `cap` answers every question as the GPU that asked them did."""
-    number = cap.to_int()
-    return all(_ASKS[kind](number, value) == answer for kind, value, answer in asked)
+    return all(answer(kind, value, cap) == answered for kind, value, answered in asked)
 
 
 @dataclass(frozen=True, order=True)
